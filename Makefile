@@ -1,0 +1,121 @@
+# kwarn: see README.md.  `make`, `make check`, `make demo`, `make bench`.
+
+CC ?= gcc
+PKGS = sqlite3 libgit2 jansson libmicrohttpd zlib libcrypto
+WERROR ?= -Werror
+WARN = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
+       -Wpointer-arith -Wcast-qual -Wsign-compare -Wno-unused-parameter \
+       -Wimplicit-fallthrough=5 -Wformat=2 -Wvla
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(WERROR) $(CFLAGS) \
+	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Icommon -Ischema
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+B = build
+COMMON_SRC = $(wildcard common/*.c) schema/db.c
+SCHEMA_SQL = $(sort $(wildcard schema/[0-9][0-9][0-9][0-9]-*.sql))
+# Every collector/*.c goes into the library but the two mains.
+COLLECTOR_MAINS = collector/main.c collector/cc.c
+COLLECTOR_SRC = $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
+SERVER_MAINS = server/main.c
+SERVER_SRC = $(filter-out $(SERVER_MAINS),$(wildcard server/*.c))
+UNIT_SRC = $(wildcard tests/unit/test-*.c)
+UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+ASAN_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
+
+LIB_OBJ = $(patsubst %.c,$(B)/%.o,$(COMMON_SRC) $(COLLECTOR_SRC) \
+	$(SERVER_SRC)) $(B)/schema/migrations.o
+ASAN_LIB_OBJ = $(patsubst $(B)/%,$(B)/asan/%,$(LIB_OBJ))
+
+PROGS = bin/kwarn bin/kwarn-cc $(if $(wildcard server/main.c),bin/kwarn-server)
+
+all: $(PROGS)
+
+$(B)/schema/migrations.c: $(SCHEMA_SQL) scripts/embed-sql
+	@mkdir -p $(@D)
+	scripts/embed-sql $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
+
+$(B)/schema/migrations.o: $(B)/schema/migrations.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/libkwarn.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+bin/kwarn: $(B)/collector/main.o $(B)/libkwarn.a
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+# The compiler launcher: small, no database, so each compile pays little.
+bin/kwarn-cc: $(B)/collector/cc.o
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+
+bin/kwarn-server: $(B)/server/main.o $(B)/libkwarn.a
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libkwarn.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Icollector -Iserver -o $@ $< $(B)/libkwarn.a $(LIBS)
+
+# Sanitizer build of the unit tests.
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+$(B)/asan/schema/migrations.o: $(B)/schema/migrations.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
+$(B)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -MMD -MP -c -o $@ $<
+$(B)/asan/libkwarn.a: $(ASAN_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(B)/asan/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libkwarn.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Icollector -Iserver -o $@ $< $(B)/asan/libkwarn.a $(LIBS)
+
+# The parser fuzzer (libFuzzer, clang).
+FUZZ_SRC = tests/fuzz/fuzz-parse.c collector/parse.c common/strbuf.c common/util.c
+$(B)/fuzz-parse: $(FUZZ_SRC)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Icollector \
+		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lcrypto
+
+deps:
+	scripts/install-deps
+
+unit: $(UNIT_BIN) $(ASAN_BIN)
+
+check: deps
+	$(MAKE) all unit
+	prove -v -f tests/*.t
+
+fuzz: $(B)/fuzz-parse
+	mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz-parse -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
+		$(B)/fuzz-corpus tests/data/parse
+
+bench: deps all
+	bench/run
+
+demo: deps all
+	scripts/demo
+
+style-check:
+	scripts/style-check
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(B) bin
+
+.PHONY: all deps unit check fuzz bench demo style-check install clean
+.SECONDARY:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

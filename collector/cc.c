@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: MIT
+/* placeholder until the launcher lands */
+int main(void);
+int main(void)
+{
+	return 0;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ident.h"
+#include "util.h"
+#include "banned.h"
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+char *ident_normalize_message(const char *msg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = msg;
+
+	while (*p) {
+		/* ":123" or ":123:45" right after a word: a location */
+		if (*p == ':' && is_digit(p[1]) && p > msg && p[-1] != ' ') {
+			const char *q = p + 1;
+
+			while (is_digit(*q))
+				q++;
+			if (*q == ':' && is_digit(q[1])) {
+				q++;
+				while (is_digit(*q))
+					q++;
+			}
+			/* only when it ends there (not "1:2x") */
+			if (!*q || *q == ' ' || *q == ',' || *q == ')' ||
+			    *q == ':' || *q == '\'' || *q == ']') {
+				p = q;
+				continue;
+			}
+		}
+		if (*p == ' ' && (sb.len == 0 || sb.buf[sb.len - 1] == ' ')) {
+			p++;
+			continue;
+		}
+		strbuf_addch(&sb, *p++);
+	}
+	while (sb.len && sb.buf[sb.len - 1] == ' ')
+		sb.buf[--sb.len] = '\0';
+	return strbuf_detach(&sb, NULL);
+}
+
+char *ident_note_target(const struct diag *d)
+{
+	const struct diag_note *n = NULL;
+	const char *s, *c, *end;
+
+	for (size_t i = 0; i < d->nr_notes; i++) {
+		if (diag_is_here_note(&d->notes[i])) {
+			n = &d->notes[i];
+			break;
+		}
+	}
+	if (!n || !n->source)
+		return NULL;
+	s = n->source;
+	c = strstr(s, "case ");
+	if (!c)
+		c = strstr(s, "default");
+	if (!c) {
+		/* no label on the line: the trimmed line itself */
+		while (*s == ' ' || *s == '\t')
+			s++;
+		end = s + strlen(s);
+		while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		return end > s ? xstrndup(s, (size_t)(end - s)) : NULL;
+	}
+	/* up to the label's ':' (not a "::"), or the end of the line */
+	end = c;
+	while (*end && !(*end == ':' && end[1] != ':'))
+		end++;
+	if (*end == ':')
+		end++;
+	return xstrndup(c, (size_t)(end - c));
+}
+
+void ident_key_from_diag(struct ident_key *out, const struct diag *d)
+{
+	out->kind = diag_kind_name(d->kind);
+	out->file = d->file;
+	out->function = d->function;
+	out->option = d->option;
+	out->message = ident_normalize_message(d->message ? d->message : "");
+	out->note_target = ident_note_target(d);
+}
+
+void ident_key_release(struct ident_key *k)
+{
+	free(k->message);
+	free(k->note_target);
+	k->message = NULL;
+	k->note_target = NULL;
+}
+
+void ident_key_hash(unsigned char out[32], const struct ident_key *k)
+{
+	const char *parts[] = { k->kind,    k->file,	k->function,
+				k->option,  k->message, k->note_target };
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int len = 0;
+
+	if (!ctx)
+		die("out of memory");
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		/* "\1" marks NULL, so that NULL and "" differ */
+		if (parts[i])
+			EVP_DigestUpdate(ctx, parts[i], strlen(parts[i]) + 1);
+		else
+			EVP_DigestUpdate(ctx, "\1", 2);
+	}
+	EVP_DigestFinal_ex(ctx, out, &len);
+	EVP_MD_CTX_free(ctx);
+}
+
+void ident_fingerprint(char out[65], const unsigned char keyhash[32],
+		       long ordinal)
+{
+	unsigned char buf[32 + 24];
+	int n = snprintf((char *)buf + 32, 24, "#%ld", ordinal);
+
+	memcpy(buf, keyhash, 32);
+	util_sha256_hex(out, buf, 32 + (size_t)n);
+}

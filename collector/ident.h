@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_IDENT_H
+#define KWARN_IDENT_H
+
+/*
+ * ident.c: the identity of a warning across commits (DESIGN.md).
+ * Pure functions: file, enclosing function, -W option, the message with
+ * locations dropped, and the note's target (the case label) make the key;
+ * identical keys in one build are told apart by an ordinal.  Line and
+ * column are not part of it, so moving code does not make a warning new.
+ */
+
+#include "parse.h"
+
+/* What a fingerprint is computed from; strings may be NULL. */
+struct ident_key {
+	const char *kind;
+	const char *file;
+	const char *function;
+	const char *option;
+	char *message;		/* normalised, owned */
+	char *note_target;	/* owned, or NULL */
+};
+
+/*
+ * Fill *out from D.  The caller releases it with ident_key_release().
+ */
+void ident_key_from_diag(struct ident_key *out, const struct diag *d);
+void ident_key_release(struct ident_key *k);
+
+/*
+ * The message with "file:line:col" locations and bare ":line:col" dropped,
+ * spaces collapsed.  Returns a new string.
+ */
+char *ident_normalize_message(const char *msg);
+
+/*
+ * The case label a "here" note points at ("case FOO:", "default:"), taken
+ * from its source text; a new string, or NULL when there is none.
+ */
+char *ident_note_target(const struct diag *d);
+
+/* Binary hash of the key (no ordinal) into out[32]. */
+void ident_key_hash(unsigned char out[32], const struct ident_key *k);
+
+/* Hex fingerprint of a key hash and an ordinal into out[65]. */
+void ident_fingerprint(char out[65], const unsigned char keyhash[32],
+		       long ordinal);
+
+#endif

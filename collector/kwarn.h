@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_H
+#define KWARN_H
+
+/*
+ * The kwarn collector's private header: the subcommands and the helpers
+ * they share.  Module APIs with their own contracts live in parse.h,
+ * ident.h and store.h.
+ */
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+struct build_writer;
+
+/* ingest.c */
+
+/* kwarn ingest --db FILE --tree NAME --commit REF LOG|- */
+int cmd_ingest(int argc, char **argv);
+
+/*
+ * Parse everything readable from FD (named NAME in errors) into W,
+ * stripping the NULL-terminated list of prefixes STRIP (may be NULL) from
+ * file names.  Returns 0 or -1 on a read error (reported).
+ */
+int parse_fd_into(struct build_writer *w, int fd, const char *name,
+		  const char *const *strip);
+
+/* query.c */
+
+struct warn_filter {
+	long long build_id;	/* required */
+	const char *file;	/* exact path, or NULL */
+	const char *function;
+	const char *option;	/* "-Wimplicit-fallthrough=" or without -W */
+	long long commit_id;	/* for states; -1 if none */
+	const char *state;	/* new, present, fixed, not_built, or NULL */
+};
+
+/*
+ * The warnings of one build, one entry per identity, as a new JSON array
+ * in *out (the caller owns it).  Each entry has the fields of the REST
+ * API: file, line, column, function, option, message, kind, object, seen,
+ * identity, state (when a commit is known) and notes.  Returns 0 or -1.
+ */
+int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f);
+
+/*
+ * Resolve REF (a commit id or prefix, or NULL for the newest build) into
+ * the newest build of it and its commit.  Returns 0 or -1 (reported).
+ */
+int query_find_build(long long *build_out, long long *commit_out,
+		     sqlite3 *db, const char *ref);
+
+/* Print warnings (from query_warnings) as text, one per block. */
+void query_print_text(FILE *fp, json_t *warnings);
+
+/* kwarn warnings --db FILE [--commit REF] [--file F] ... */
+int cmd_warnings(int argc, char **argv);
+
+#endif

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kwarn: track kernel build warnings across the commits of a patch series.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kwarn.h"
+#include "util.h"
+#include "banned.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "ingest", cmd_ingest, "parse a saved build log into the database" },
+	{ "warnings", cmd_warnings, "list the warnings of a stored build" },
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: kwarn COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	util_progname = "kwarn";
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	error("unknown command '%s' (see kwarn --help)", argv[1]);
+	return 2;
+}

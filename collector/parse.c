@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A pure, streaming parser of GCC diagnostics in kernel build logs.
+ * See parse.h for the contract.  No I/O, no SQL, no globals.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "util.h"
+#include "banned.h"
+
+/* Diagnostics kept open for notes; older ones are emitted. */
+#define PENDING_MAX 8
+/* Lines longer than this are counted as unparsed and skipped. */
+#define LINE_CAP (1u << 20)
+/* Per-file context (function, include chain, object) remembered. */
+#define CTX_MAX 32
+
+struct ctx_entry {
+	char *file;
+	char *value;		/* NULL: "At top level" */
+	unsigned long seq;
+};
+
+struct ctx_map {
+	struct ctx_entry e[CTX_MAX];
+	size_t n;
+};
+
+struct parser {
+	parse_emit_fn emit;
+	void *ctx;
+
+	struct strbuf line;	/* a partial line across parse_feed() calls */
+	int overlong;		/* skipping the rest of an overlong line */
+	struct strbuf clean;	/* scratch: the line without colours */
+
+	char **prefixes;
+	size_t nr_prefixes;
+
+	struct diag pending[PENDING_MAX];
+	char *pending_fnfile[PENDING_MAX];	/* file of its function header */
+	size_t nr_pending;
+
+	struct ctx_map funcs;	/* file -> function of its last header */
+	struct ctx_map chains;	/* file -> include chain last printed */
+	struct ctx_map objects;	/* source file -> object from kbuild */
+	char *last_object;
+
+	struct strbuf chain;	/* an include chain being read */
+	int in_chain;		/* its last line ended with ',' */
+	char *fresh_chain;	/* complete, not yet given to a diagnostic */
+
+	char **source_slot;	/* where the next source line goes */
+	unsigned long seq;
+	struct parse_stats stats;
+};
+
+static const char *const kind_names[] = {
+	[DIAG_WARNING] = "warning",
+	[DIAG_ERROR] = "error",
+	[DIAG_FATAL] = "fatal error",
+	[DIAG_MODPOST] = "modpost",
+	[DIAG_LINKER] = "linker",
+	[DIAG_BOOT] = "boot",
+};
+
+const char *diag_kind_name(enum diag_kind kind)
+{
+	if ((size_t)kind < ARRAY_SIZE(kind_names) && kind_names[kind])
+		return kind_names[kind];
+	return "unknown";
+}
+
+int diag_is_here_note(const struct diag_note *n)
+{
+	return n->message && !strcmp(n->message, "here");
+}
+
+/* Length of a valid UTF-8 sequence at S (at most N bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+		len = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3;
+	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * A clean copy of S[0..N): GCC's ‘’ quotes become ', invalid UTF-8 bytes
+ * become '?', control characters become ' '.
+ */
+static char *clean_dup(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = xmalloc(n + 1), *o = out;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t l = utf8_len(p + i, n - i);
+
+		if (l == 1) {
+			*o++ = p[i] < 0x20 || p[i] == 0x7f ? ' ' : (char)p[i];
+		} else if (l == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
+			   (p[i + 2] == 0x98 || p[i + 2] == 0x99)) {
+			*o++ = '\'';
+		} else if (l) {
+			memcpy(o, p + i, l);
+			o += l;
+		} else {
+			*o++ = '?';
+			l = 1;
+		}
+		i += l;
+	}
+	*o = '\0';
+	return out;
+}
+
+struct parser *parse_new(parse_emit_fn emit, void *ctx)
+{
+	struct parser *p = xcalloc(1, sizeof(*p));
+
+	p->emit = emit;
+	p->ctx = ctx;
+	strbuf_init(&p->line, 0);
+	strbuf_init(&p->clean, 0);
+	strbuf_init(&p->chain, 0);
+	return p;
+}
+
+void parse_add_strip_prefix(struct parser *p, const char *prefix)
+{
+	p->prefixes = xrealloc(p->prefixes,
+			       (p->nr_prefixes + 1) * sizeof(*p->prefixes));
+	p->prefixes[p->nr_prefixes++] = xstrdup(prefix);
+}
+
+const struct parse_stats *parse_get_stats(const struct parser *p)
+{
+	return &p->stats;
+}
+
+/* A file name as we store it: cleaned, prefixes and "./" stripped. */
+static char *file_dup(struct parser *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < p->nr_prefixes; i++) {
+		size_t l = strlen(p->prefixes[i]);
+
+		if (l && l < n && !memcmp(s, p->prefixes[i], l)) {
+			s += l;
+			n -= l;
+			break;
+		}
+	}
+	while (n > 2 && s[0] == '.' && s[1] == '/') {
+		s += 2;
+		n -= 2;
+	}
+	return clean_dup(s, n);
+}
+
+/* ctx_map: a tiny map with the oldest entry evicted when full. */
+static struct ctx_entry *ctx_find(struct ctx_map *m, const char *file)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->e[i].file, file))
+			return &m->e[i];
+	return NULL;
+}
+
+static void ctx_set(struct ctx_map *m, const char *file, const char *value,
+		    unsigned long seq)
+{
+	struct ctx_entry *e = ctx_find(m, file);
+
+	if (!e) {
+		if (m->n == CTX_MAX) {
+			size_t old = 0;
+
+			for (size_t i = 1; i < m->n; i++)
+				if (m->e[i].seq < m->e[old].seq)
+					old = i;
+			e = &m->e[old];
+			free(e->file);
+			free(e->value);
+		} else {
+			e = &m->e[m->n++];
+		}
+		e->file = xstrdup(file);
+	} else {
+		free(e->value);
+	}
+	e->value = value ? xstrdup(value) : NULL;
+	e->seq = seq;
+}
+
+static void ctx_clear(struct ctx_map *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->e[i].file);
+		free(m->e[i].value);
+	}
+	m->n = 0;
+}
+
+static void diag_release(struct diag *d)
+{
+	free(d->file);
+	free(d->function);
+	free(d->option);
+	free(d->message);
+	free(d->source);
+	free(d->include_chain);
+	free(d->object);
+	for (size_t i = 0; i < d->nr_notes; i++) {
+		free(d->notes[i].file);
+		free(d->notes[i].message);
+		free(d->notes[i].source);
+	}
+	free(d->notes);
+	memset(d, 0, sizeof(*d));
+}
+
+static void emit_oldest(struct parser *p)
+{
+	struct diag *d = &p->pending[0];
+
+	p->emit(p->ctx, d);
+	p->stats.diags++;
+	diag_release(d);
+	free(p->pending_fnfile[0]);
+	memmove(&p->pending[0], &p->pending[1],
+		(p->nr_pending - 1) * sizeof(p->pending[0]));
+	memmove(&p->pending_fnfile[0], &p->pending_fnfile[1],
+		(p->nr_pending - 1) * sizeof(p->pending_fnfile[0]));
+	p->nr_pending--;
+	memset(&p->pending[p->nr_pending], 0, sizeof(p->pending[0]));
+	p->pending_fnfile[p->nr_pending] = NULL;
+	p->source_slot = NULL;
+}
+
+/* Does chain "a.h:3, b.c:1" name FILE? */
+static int chain_names(const char *chain, const char *file)
+{
+	size_t l = strlen(file);
+	const char *c = chain;
+
+	while (c && *c) {
+		if (!strncmp(c, file, l) && c[l] == ':')
+			return 1;
+		c = strstr(c, ", ");
+		if (c)
+			c += 2;
+	}
+	return 0;
+}
+
+/* The last file of a chain: the translation unit.  Caller frees. */
+static char *chain_tu(const char *chain)
+{
+	const char *last = chain, *c = chain, *colon;
+
+	while ((c = strstr(c, ", ")) != NULL) {
+		c += 2;
+		last = c;
+	}
+	colon = strrchr(last, ':');
+	return xstrndup(last, colon ? (size_t)(colon - last) : strlen(last));
+}
+
+static int diag_mentions(const struct diag *d, const char *fnfile,
+			 const char *file)
+{
+	if (d->file && !strcmp(d->file, file))
+		return 1;
+	if (fnfile && !strcmp(fnfile, file))
+		return 1;
+	if (d->include_chain && chain_names(d->include_chain, file))
+		return 1;
+	for (size_t i = 0; i < d->nr_notes; i++)
+		if (d->notes[i].file && !strcmp(d->notes[i].file, file))
+			return 1;
+	return 0;
+}
+
+/* Parse "123" at S; returns digits consumed (0 if none). */
+static size_t parse_num(const char *s, size_t n, long *out)
+{
+	size_t i = 0;
+	long v = 0;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9' && i < 9) {
+		v = v * 10 + (s[i] - '0');
+		i++;
+	}
+	if (i && i < n && s[i] >= '0' && s[i] <= '9')
+		return 0; /* absurdly long number: not a location */
+	*out = v;
+	return i;
+}
+
+static int starts(const char *s, size_t n, const char *lit, size_t litlen)
+{
+	return n >= litlen && !memcmp(s, lit, litlen);
+}
+#define STARTS(s, n, lit) starts(s, n, lit, sizeof(lit) - 1)
+
+/* "In file included from X:L:" and "                 from Y:L," */
+static void chain_line(struct parser *p, const char *s, size_t n)
+{
+	size_t end = n;
+	int more;
+
+	if (!end)
+		return;
+	more = s[end - 1] == ',';
+	if (s[end - 1] == ',' || s[end - 1] == ':')
+		end--;
+	if (p->chain.len)
+		strbuf_addstr(&p->chain, ", ");
+	{
+		char *f = file_dup(p, s, end);
+
+		strbuf_addstr(&p->chain, f);
+		free(f);
+	}
+	p->in_chain = more;
+	if (!more) {
+		free(p->fresh_chain);
+		p->fresh_chain = strbuf_detach(&p->chain, NULL);
+	}
+}
+
+/* Take the fresh chain for a diagnostic in FILE, or the one it had. */
+static char *chain_for(struct parser *p, const char *file)
+{
+	char *chain = NULL;
+
+	if (p->fresh_chain) {
+		chain = p->fresh_chain;
+		p->fresh_chain = NULL;
+		if (file)
+			ctx_set(&p->chains, file, chain, ++p->seq);
+	} else if (file) {
+		struct ctx_entry *e = ctx_find(&p->chains, file);
+
+		if (e && e->value)
+			chain = xstrdup(e->value);
+	}
+	return chain;
+}
+
+/*
+ * The function around a diagnostic in FILE: the newest function header
+ * printed for FILE or for any file of its include chain.
+ */
+static void function_for(struct parser *p, struct diag *d, char **fnfile)
+{
+	struct ctx_entry *best = NULL, *e;
+
+	if (!d->file)
+		return;
+	e = ctx_find(&p->funcs, d->file);
+	if (e)
+		best = e;
+	for (size_t i = 0; d->include_chain && i < p->funcs.n; i++) {
+		e = &p->funcs.e[i];
+		if ((!best || e->seq > best->seq) &&
+		    chain_names(d->include_chain, e->file))
+			best = e;
+	}
+	if (best) {
+		if (best->value)
+			d->function = xstrdup(best->value);
+		*fnfile = xstrdup(best->file);
+	}
+}
+
+static void object_for(struct parser *p, struct diag *d)
+{
+	struct ctx_entry *e = NULL;
+	char *tu = NULL;
+
+	if (d->include_chain)
+		tu = chain_tu(d->include_chain);
+	else if (d->file)
+		tu = xstrdup(d->file);
+	if (tu)
+		e = ctx_find(&p->objects, tu);
+	if (e && e->value)
+		d->object = xstrdup(e->value);
+	else if (p->last_object)
+		d->object = xstrdup(p->last_object);
+	free(tu);
+}
+
+/* Split "message [-Wopt]" into message and option. */
+static void split_option(struct diag *d, const char *msg, size_t n)
+{
+	const char *open;
+
+	if (n > 3 && msg[n - 1] == ']') {
+		open = NULL;
+		for (size_t i = n - 1; i > 0; i--) {
+			if (msg[i] == '[' && msg[i - 1] == ' ') {
+				open = msg + i;
+				break;
+			}
+		}
+		if (open && open[1] == '-' && open[2] == 'W') {
+			const char *opt = open + 1;
+			size_t olen = (size_t)(msg + n - 1 - opt);
+
+			if (STARTS(opt, olen, "-Werror=")) {
+				d->werror = 1;
+				d->option = xmalloc(olen - 8 + 3);
+				memcpy(d->option, "-W", 2);
+				memcpy(d->option + 2, opt + 8, olen - 8);
+				d->option[olen - 8 + 2] = '\0';
+			} else {
+				d->option = clean_dup(opt, olen);
+			}
+			n = (size_t)(open - 1 - msg);
+		}
+	}
+	d->message = clean_dup(msg, n);
+}
+
+static struct diag *new_pending(struct parser *p)
+{
+	if (p->nr_pending == PENDING_MAX)
+		emit_oldest(p);
+	return &p->pending[p->nr_pending++];
+}
+
+static void add_note(struct parser *p, const char *file, size_t flen,
+		     long line, long col, const char *msg, size_t mlen)
+{
+	struct diag *d = NULL;
+	struct diag_note *note;
+	char *f = file ? file_dup(p, file, flen) : NULL;
+	size_t i;
+
+	/* A chain printed for a note is the note's; drop it. */
+	free(p->fresh_chain);
+	p->fresh_chain = NULL;
+	for (i = p->nr_pending; f && i-- > 0;) {
+		if (diag_mentions(&p->pending[i], p->pending_fnfile[i], f)) {
+			d = &p->pending[i];
+			break;
+		}
+	}
+	if (!d && p->nr_pending)
+		d = &p->pending[p->nr_pending - 1];
+	if (!d) {
+		p->stats.orphan_notes++;
+		p->source_slot = NULL;
+		free(f);
+		return;
+	}
+	if (d->nr_notes == d->alloc_notes) {
+		d->alloc_notes = d->alloc_notes ? 2 * d->alloc_notes : 4;
+		d->notes = xrealloc(d->notes,
+				    d->alloc_notes * sizeof(*d->notes));
+	}
+	note = &d->notes[d->nr_notes++];
+	note->file = f;
+	note->line = line;
+	note->col = col;
+	note->message = clean_dup(msg, mlen);
+	note->source = NULL;
+	p->source_slot = &note->source;
+	p->stats.notes++;
+}
+
+static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
+		     size_t flen, long line, long col, const char *msg,
+		     size_t mlen)
+{
+	struct diag *d = new_pending(p);
+	char **fnfile = &p->pending_fnfile[p->nr_pending - 1];
+
+	d->kind = kind;
+	d->file = file ? file_dup(p, file, flen) : NULL;
+	d->line = line;
+	d->col = col;
+	split_option(d, msg, mlen);
+	if (kind == DIAG_ERROR && d->werror)
+		d->kind = DIAG_WARNING;
+	d->include_chain = chain_for(p, d->file);
+	function_for(p, d, fnfile);
+	object_for(p, d);
+	p->source_slot = &d->source;
+}
+
+/* "FILE: In function 'f':" and friends.  REST is after "FILE: ". */
+static int function_header(struct parser *p, const char *file, size_t flen,
+			   const char *rest, size_t n)
+{
+	static const char *const heads[] = {
+		"In function ", "In member function ",
+		"In static member function ", "In constructor ",
+		"In destructor ", "In lambda function",
+	};
+	const char *name = NULL;
+	size_t nlen = 0;
+	char *f, *fn;
+
+	if (STARTS(rest, n, "At top level:") ||
+	    STARTS(rest, n, "At global scope:")) {
+		f = file_dup(p, file, flen);
+		ctx_set(&p->funcs, f, NULL, ++p->seq);
+		free(f);
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		size_t hl = strlen(heads[i]);
+
+		if (starts(rest, n, heads[i], hl)) {
+			name = rest + hl;
+			nlen = n - hl;
+			break;
+		}
+	}
+	if (!name)
+		return 0;
+	/* strip the trailing ':' or ',' and the quotes, ASCII or UTF-8 */
+	if (nlen && (name[nlen - 1] == ':' || name[nlen - 1] == ','))
+		nlen--;
+	if (nlen >= 2 && name[0] == '\'' && name[nlen - 1] == '\'') {
+		name++;
+		nlen -= 2;
+	} else if (nlen >= 6 && STARTS(name, nlen, "\xe2\x80\x98") &&
+		   !memcmp(name + nlen - 3, "\xe2\x80\x99", 3)) {
+		name += 3;
+		nlen -= 6;
+	}
+	f = file_dup(p, file, flen);
+	fn = clean_dup(name, nlen);
+	ctx_set(&p->funcs, f, fn, ++p->seq);
+	free(f);
+	free(fn);
+	return 1;
+}
+
+static const struct {
+	const char *word;
+	size_t len;
+	enum diag_kind kind;
+	int is_note;
+} kinds[] = {
+	{ "warning: ", 9, DIAG_WARNING, 0 },
+	{ "note: ", 6, DIAG_WARNING, 1 },
+	{ "error: ", 7, DIAG_ERROR, 0 },
+	{ "fatal error: ", 13, DIAG_FATAL, 0 },
+	{ "internal compiler error: ", 25, DIAG_FATAL, 0 },
+	{ "sorry, unimplemented: ", 22, DIAG_ERROR, 0 },
+};
+
+static int is_tool(const char *s, size_t n)
+{
+	static const char *const tools[] = {
+		"cc1", "cc1plus", "gcc", "cc", "ld", "ld.bfd", "ld.gold",
+		"x86_64-linux-gnu-gcc", "x86_64-linux-gnu-ld", "as",
+		"collect2", "lto1",
+	};
+	const char *base = memrchr(s, '/', n);
+
+	if (base) {
+		n -= (size_t)(base + 1 - s);
+		s = base + 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		if (strlen(tools[i]) == n && !memcmp(s, tools[i], n))
+			return 1;
+	return 0;
+}
+
+static int is_linker(const char *s, size_t n)
+{
+	return (n >= 2 && !memcmp(s + n - 2, "ld", 2)) ||
+	       (n >= 6 && !memcmp(s + n - 6, "ld.bfd", 6));
+}
+
+/*
+ * "FILE:LINE:COL: kind: msg", "FILE:LINE: kind: msg", "FILE: kind: msg",
+ * "tool: kind: msg", "ld: FILE: warning: msg", and function headers.
+ * Returns 1 if the line was one of these.
+ */
+static int diag_line(struct parser *p, const char *s, size_t n)
+{
+	const char *sep = NULL, *rest, *file = s;
+	size_t flen, rlen;
+	long line = 0, col = 0;
+	int tool = 0;
+
+	/* find ": " that ends the location; locations have no spaces */
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (s[i] == ':' && s[i + 1] == ' ') {
+			sep = s + i;
+			break;
+		}
+		if (s[i] == ' ' || s[i] == '\t')
+			return 0;
+	}
+	if (!sep || sep == s)
+		return 0;
+	flen = (size_t)(sep - s);
+	rest = sep + 2;
+	rlen = n - flen - 2;
+
+	/* peel ":COL" and ":LINE" off the end of the location */
+	{
+		const char *c = memrchr(s, ':', flen);
+		long a = 0, b = 0;
+
+		if (c && parse_num(c + 1, (size_t)(s + flen - c - 1), &a) ==
+				 (size_t)(s + flen - c - 1) &&
+		    c + 1 < s + flen) {
+			const char *c2 = memrchr(s, ':', (size_t)(c - s));
+
+			if (c2 && parse_num(c2 + 1, (size_t)(c - c2 - 1), &b) ==
+					  (size_t)(c - c2 - 1) &&
+			    c2 + 1 < c) {
+				line = b;
+				col = a;
+				flen = (size_t)(c2 - s);
+			} else {
+				line = a;
+				flen = (size_t)(c - s);
+			}
+		}
+	}
+	if (!flen)
+		return 0;
+	if (!line && function_header(p, file, flen, rest, rlen))
+		return 1;
+
+	tool = !line && is_tool(file, flen);
+	if (tool && !(rlen > 0 && (STARTS(rest, rlen, "warning: ") ||
+				  STARTS(rest, rlen, "error: ") ||
+				  STARTS(rest, rlen, "note: ") ||
+				  STARTS(rest, rlen, "fatal error: ")))) {
+		/* "ld: foo.o: warning: ..." */
+		if (is_linker(file, flen)) {
+			const char *w = memmem(rest, rlen, ": warning: ", 11);
+
+			if (w) {
+				add_diag(p, DIAG_LINKER, rest,
+					 (size_t)(w - rest), 0, 0, w + 11,
+					 rlen - (size_t)(w - rest) - 11);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		enum diag_kind kind = kinds[k].kind;
+
+		if (!starts(rest, rlen, kinds[k].word, kinds[k].len))
+			continue;
+		if (tool && kind == DIAG_WARNING && is_linker(file, flen))
+			kind = DIAG_LINKER;
+		if (kinds[k].is_note)
+			add_note(p, tool ? NULL : file, flen, line, col,
+				 rest + kinds[k].len, rlen - kinds[k].len);
+		else
+			add_diag(p, kind, tool ? NULL : file, flen, line, col,
+				 rest + kinds[k].len, rlen - kinds[k].len);
+		return 1;
+	}
+	if (line) {
+		/* a location with a kind we do not know ("remark:") */
+		p->stats.unparsed++;
+		return 1;
+	}
+	return 0;
+}
+
+/* "  CC      drivers/x.o" and "  CC [M]  drivers/x.o" */
+static int kbuild_line(struct parser *p, const char *s, size_t n)
+{
+	const char *path;
+	size_t plen;
+	char *obj, *src;
+
+	if (!STARTS(s, n, "  CC ") || n < 12)
+		return 0;
+	path = s + 4;
+	plen = n - 4;
+	while (plen && *path == ' ') {
+		path++;
+		plen--;
+	}
+	if (STARTS(path, plen, "[M]")) {
+		path += 3;
+		plen -= 3;
+		while (plen && *path == ' ') {
+			path++;
+			plen--;
+		}
+	}
+	if (plen < 3 || memchr(path, ' ', plen) ||
+	    memcmp(path + plen - 2, ".o", 2))
+		return 0;
+	obj = file_dup(p, path, plen);
+	src = xstrdup(obj);
+	src[plen - 1] = 'c';
+	ctx_set(&p->objects, src, obj, ++p->seq);
+	free(p->last_object);
+	p->last_object = obj;
+	free(src);
+	return 1;
+}
+
+/* A "  12 | code" or "     |   ^~~" line, or a fix-it "+++ |+" line. */
+static int source_line(struct parser *p, const char *s, size_t n)
+{
+	size_t i = 0;
+	int digits = 0;
+
+	while (i < n && s[i] == ' ')
+		i++;
+	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '+')) {
+		i++;
+		digits = 1;
+	}
+	if (i + 1 > n || s[i] != ' ' || i + 1 >= n || s[i + 1] != '|')
+		return 0;
+	if (digits && p->source_slot && !*p->source_slot) {
+		size_t start = i + 2;
+
+		if (start < n && s[start] == ' ')
+			start++;
+		*p->source_slot = clean_dup(s + start, n - start);
+	}
+	return 1;
+}
+
+static void parse_line(struct parser *p, const char *s, size_t n)
+{
+	p->stats.lines++;
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (memchr(s, '\x1b', n)) {
+		/* drop ANSI colour sequences: ESC [ params letter */
+		strbuf_reset(&p->clean);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '\x1b' && i + 1 < n && s[i + 1] == '[') {
+				i += 2;
+				while (i < n && !((s[i] >= 'A' && s[i] <= 'Z') ||
+						  (s[i] >= 'a' && s[i] <= 'z')))
+					i++;
+				continue;
+			}
+			strbuf_addch(&p->clean, s[i]);
+		}
+		s = p->clean.buf;
+		n = p->clean.len;
+	}
+	if (!n) {
+		p->stats.other++;
+		return;
+	}
+	if (s[0] == ' ') {
+		if (source_line(p, s, n))
+			return;
+		if (p->in_chain) {
+			size_t i = 0;
+
+			while (i < n && s[i] == ' ')
+				i++;
+			if (STARTS(s + i, n - i, "from ")) {
+				chain_line(p, s + i + 5, n - i - 5);
+				return;
+			}
+		}
+		if (!kbuild_line(p, s, n))
+			p->stats.other++;
+		p->source_slot = NULL;
+		return;
+	}
+	p->in_chain = 0;
+	if (STARTS(s, n, "In file included from ")) {
+		strbuf_reset(&p->chain);
+		chain_line(p, s + 22, n - 22);
+		return;
+	}
+	if (STARTS(s, n, "WARNING: modpost: ")) {
+		add_diag(p, DIAG_MODPOST, NULL, 0, 0, 0, s + 18, n - 18);
+		return;
+	}
+	if (STARTS(s, n, "ERROR: modpost: ")) {
+		add_diag(p, DIAG_ERROR, NULL, 0, 0, 0, s + 7, n - 7);
+		return;
+	}
+	if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
+	    STARTS(s, n, "cc1: some warnings being treated as errors")) {
+		p->stats.werror_lines++;
+		return;
+	}
+	if (diag_line(p, s, n))
+		return;
+	p->source_slot = NULL;
+	p->stats.other++;
+}
+
+void parse_feed(struct parser *p, const char *buf, size_t len)
+{
+	while (len) {
+		const char *nl = memchr(buf, '\n', len);
+		size_t chunk = nl ? (size_t)(nl - buf) : len;
+
+		if (p->overlong) {
+			/* skip to the end of an overlong line */
+		} else if (p->line.len + chunk > LINE_CAP) {
+			p->overlong = 1;
+			p->stats.unparsed++;
+			p->stats.lines++;
+			strbuf_reset(&p->line);
+		} else if (!nl) {
+			strbuf_add(&p->line, buf, chunk);
+		} else if (p->line.len) {
+			strbuf_add(&p->line, buf, chunk);
+			parse_line(p, p->line.buf, p->line.len);
+			strbuf_reset(&p->line);
+		} else {
+			parse_line(p, buf, chunk);
+		}
+		if (!nl)
+			return;
+		p->overlong = 0;
+		buf = nl + 1;
+		len -= chunk + 1;
+	}
+}
+
+void parse_finish(struct parser *p)
+{
+	if (p->line.len && !p->overlong)
+		parse_line(p, p->line.buf, p->line.len);
+	strbuf_reset(&p->line);
+	p->overlong = 0;
+	while (p->nr_pending)
+		emit_oldest(p);
+	free(p->fresh_chain);
+	p->fresh_chain = NULL;
+	p->in_chain = 0;
+}
+
+void parse_free(struct parser *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr_pending; i++) {
+		diag_release(&p->pending[i]);
+		free(p->pending_fnfile[i]);
+	}
+	ctx_clear(&p->funcs);
+	ctx_clear(&p->chains);
+	ctx_clear(&p->objects);
+	for (size_t i = 0; i < p->nr_prefixes; i++)
+		free(p->prefixes[i]);
+	free(p->prefixes);
+	free(p->last_object);
+	free(p->fresh_chain);
+	strbuf_release(&p->line);
+	strbuf_release(&p->clean);
+	strbuf_release(&p->chain);
+	free(p);
+}

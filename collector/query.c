@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "kwarn.h"
+#include "util.h"
+#include "banned.h"
+
+int query_find_build(long long *build_out, long long *commit_out,
+		     sqlite3 *db, const char *ref)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, db,
+		       ref ? "SELECT b.id, c.id FROM builds b JOIN commits c"
+			     " ON c.id = b.commit_id WHERE c.sha = ?1"
+			     " OR (length(?1) >= 7 AND substr(c.sha, 1,"
+			     " length(?1)) = ?1) ORDER BY b.id DESC LIMIT 1" :
+			     "SELECT b.id, b.commit_id FROM builds b"
+			     " ORDER BY b.id DESC LIMIT 1"))
+		return -1;
+	if (ref)
+		db_bind_text(st, 1, ref);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*build_out = sqlite3_column_int64(st, 0);
+		*commit_out = sqlite3_column_int64(st, 1);
+		ret = 0;
+	} else if (ref) {
+		error("no build of commit '%s' in the database", ref);
+	} else {
+		error("the database holds no build yet");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static json_t *notes_of(sqlite3_stmt *nt, long long diag_id)
+{
+	json_t *notes = json_array();
+
+	sqlite3_bind_int64(nt, 1, diag_id);
+	while (sqlite3_step(nt) == SQLITE_ROW) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "file", json_string(db_col_text(nt, 0)));
+		json_object_set_new(n, "line",
+				    json_integer(sqlite3_column_int(nt, 1)));
+		json_object_set_new(n, "column",
+				    json_integer(sqlite3_column_int(nt, 2)));
+		json_object_set_new(n, "message",
+				    json_string(db_col_text(nt, 3)));
+		if (sqlite3_column_type(nt, 4) != SQLITE_NULL)
+			json_object_set_new(n, "source",
+					    json_string(db_col_text(nt, 4)));
+		json_array_append_new(notes, n);
+	}
+	sqlite3_reset(nt);
+	return notes;
+}
+
+static json_t *text_or_null(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	return json_string(db_col_text(st, col));
+}
+
+int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
+{
+	sqlite3_stmt *st = NULL, *nt = NULL;
+	const char *opt = f->option;
+	char *optbuf = NULL;
+	json_t *arr = NULL;
+	int ret = -1, gone;
+
+	if (opt && strncmp(opt, "-W", 2))
+		opt = optbuf = xstrfmt("-W%s", opt);
+	/*
+	 * One row per identity: the first diagnostic of it in the build.
+	 * Fixed and not-built warnings are not in the build: their last
+	 * diagnostic comes through the states table.
+	 */
+	gone = f->state && (!strcmp(f->state, "fixed") ||
+			    !strcmp(f->state, "not_built"));
+	if (db_prepare(&st, db,
+		       gone ? "SELECT d.id, d.file, d.line, d.col, d.function,"
+			      " d.option, d.message, d.kind, o.path, s.seen,"
+			      " i.fingerprint, s.state, d.werror, d.source"
+			      " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
+			      " LEFT JOIN objects o ON o.id = d.object_id"
+			      " LEFT JOIN identities i ON i.id = s.identity_id"
+			      " WHERE s.commit_id = ?2 AND ?1 = ?1"
+			      " AND (?3 IS NULL OR d.file = ?3)"
+			      " AND (?4 IS NULL OR d.function = ?4)"
+			      " AND (?5 IS NULL OR d.option = ?5)"
+			      " AND s.state = ?6"
+			      " ORDER BY d.file, d.line, d.col, d.id" :
+			      "SELECT d.id, d.file, d.line, d.col, d.function,"
+			      " d.option, d.message, d.kind, o.path, g.seen,"
+			      " i.fingerprint, s.state, d.werror, d.source"
+			      " FROM (SELECT MIN(id) AS id, COUNT(*) AS seen"
+			      "  FROM diagnostics WHERE build_id = ?1"
+			      "  GROUP BY COALESCE(identity_id, -id)) g"
+			      " JOIN diagnostics d ON d.id = g.id"
+			      " LEFT JOIN objects o ON o.id = d.object_id"
+			      " LEFT JOIN identities i ON i.id = d.identity_id"
+			      " LEFT JOIN states s ON s.commit_id = ?2"
+			      "  AND s.identity_id = d.identity_id"
+			      " WHERE (?3 IS NULL OR d.file = ?3)"
+			      " AND (?4 IS NULL OR d.function = ?4)"
+			      " AND (?5 IS NULL OR d.option = ?5)"
+			      " AND (?6 IS NULL OR s.state = ?6)"
+			      " ORDER BY d.file, d.line, d.col, d.id") ||
+	    db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq"))
+		goto out;
+	db_bind_int(st, 1, f->build_id, 0);
+	db_bind_int(st, 2, f->commit_id, 1);
+	db_bind_text(st, 3, f->file);
+	db_bind_text(st, 4, f->function);
+	db_bind_text(st, 5, opt);
+	db_bind_text(st, 6, f->state);
+	arr = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *w = json_object();
+
+		json_object_set_new(w, "file", text_or_null(st, 1));
+		json_object_set_new(w, "line",
+				    json_integer(sqlite3_column_int(st, 2)));
+		json_object_set_new(w, "column",
+				    json_integer(sqlite3_column_int(st, 3)));
+		json_object_set_new(w, "function", text_or_null(st, 4));
+		json_object_set_new(w, "option", text_or_null(st, 5));
+		json_object_set_new(w, "message",
+				    json_string(db_col_text(st, 6)));
+		json_object_set_new(w, "kind", json_string(db_col_text(st, 7)));
+		json_object_set_new(w, "object", text_or_null(st, 8));
+		json_object_set_new(w, "seen",
+				    json_integer(sqlite3_column_int(st, 9)));
+		json_object_set_new(w, "identity", text_or_null(st, 10));
+		if (f->commit_id >= 0)
+			json_object_set_new(w, "state", text_or_null(st, 11));
+		json_object_set_new(w, "werror",
+				    json_boolean(sqlite3_column_int(st, 12)));
+		json_object_set_new(w, "source", text_or_null(st, 13));
+		json_object_set_new(w, "notes",
+				    notes_of(nt, sqlite3_column_int64(st, 0)));
+		json_array_append_new(arr, w);
+	}
+	*out = arr;
+	arr = NULL;
+	ret = 0;
+out:
+	json_decref(arr);
+	sqlite3_finalize(st);
+	sqlite3_finalize(nt);
+	free(optbuf);
+	return ret;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+void query_print_text(FILE *fp, json_t *warnings)
+{
+	size_t i, j;
+	json_t *w, *n;
+
+	json_array_foreach(warnings, i, w)
+	{
+		const char *fn = str_of(w, "function");
+		const char *opt = str_of(w, "option");
+		long long seen = json_integer_value(json_object_get(w, "seen"));
+
+		if (*fn)
+			fprintf(fp, "%s: In function '%s':\n", str_of(w, "file"),
+				fn);
+		fprintf(fp, "%s:%lld:%lld: %s", str_of(w, "file"),
+			json_integer_value(json_object_get(w, "line")),
+			json_integer_value(json_object_get(w, "column")),
+			str_of(w, "kind"));
+		fprintf(fp, ": %s%s%s%s", str_of(w, "message"),
+			*opt ? " [" : "", opt, *opt ? "]" : "");
+		if (seen > 1)
+			fprintf(fp, " (seen from %lld objects)", seen);
+		fputc('\n', fp);
+		json_array_foreach(json_object_get(w, "notes"), j, n)
+		{
+			fprintf(fp, "    %s:%lld:%lld: note: %s\n",
+				str_of(n, "file"),
+				json_integer_value(json_object_get(n, "line")),
+				json_integer_value(
+					json_object_get(n, "column")),
+				str_of(n, "message"));
+		}
+	}
+}
+
+static void warnings_usage(void)
+{
+	fprintf(stderr,
+		"usage: kwarn warnings --db FILE [--commit REF] [--file F]"
+		" [--function FN] [--option OPT] [--state S]"
+		" [--format text|json]\n");
+}
+
+int cmd_warnings(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "commit", required_argument, NULL, 'c' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "function", required_argument, NULL, 'F' },
+		{ "option", required_argument, NULL, 'o' },
+		{ "state", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct warn_filter f = { .commit_id = -1 };
+	const char *dbpath = NULL, *ref = NULL, *format = "text";
+	json_t *arr = NULL;
+	sqlite3 *db = NULL;
+	int c, ret = 2;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'c':
+			ref = optarg;
+			break;
+		case 'f':
+			f.file = optarg;
+			break;
+		case 'F':
+			f.function = optarg;
+			break;
+		case 'o':
+			f.option = optarg;
+			break;
+		case 's':
+			f.state = optarg;
+			break;
+		case 'j':
+			format = optarg;
+			break;
+		default:
+			warnings_usage();
+			return 2;
+		}
+	}
+	if (!dbpath || optind != argc) {
+		warnings_usage();
+		return 2;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		error("unknown format '%s' (text or json)", format);
+		return 2;
+	}
+	if (f.state && strcmp(f.state, "new") && strcmp(f.state, "present") &&
+	    strcmp(f.state, "fixed") && strcmp(f.state, "not_built")) {
+		error("unknown state '%s' (new, present, fixed, not_built)",
+		      f.state);
+		return 2;
+	}
+	if (db_open(&db, dbpath, DB_READ_ONLY) ||
+	    query_find_build(&f.build_id, &f.commit_id, db, ref) ||
+	    query_warnings(&arr, db, &f))
+		goto out;
+	if (!strcmp(format, "json")) {
+		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+	} else {
+		query_print_text(stdout, arr);
+	}
+	ret = 0;
+out:
+	json_decref(arr);
+	db_close(db);
+	return ret;
+}

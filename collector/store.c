@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: MIT
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "ident.h"
+#include "store.h"
+#include "util.h"
+#include "banned.h"
+
+/* An open-addressing map from 32-byte keys to integers. */
+struct hslot {
+	unsigned char key[32];
+	long long val;
+	int used;
+};
+
+struct hmap {
+	struct hslot *slots;
+	size_t cap, n;
+};
+
+static struct hslot *hmap_slot(struct hmap *m, const unsigned char key[32])
+{
+	size_t h;
+
+	memcpy(&h, key, sizeof(h));
+	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->slots[i].used || !memcmp(m->slots[i].key, key, 32))
+			return &m->slots[i];
+	}
+}
+
+static void hmap_grow(struct hmap *m)
+{
+	struct hmap big = { NULL, m->cap ? m->cap * 2 : 1024, 0 };
+
+	big.slots = xcalloc(big.cap, sizeof(*big.slots));
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->slots[i].used) {
+			*hmap_slot(&big, m->slots[i].key) = m->slots[i];
+			big.n++;
+		}
+	}
+	free(m->slots);
+	*m = big;
+}
+
+/* The value for KEY, or -1. */
+static long long hmap_get(struct hmap *m, const unsigned char key[32])
+{
+	struct hslot *s;
+
+	if (!m->cap)
+		return -1;
+	s = hmap_slot(m, key);
+	return s->used ? s->val : -1;
+}
+
+static void hmap_put(struct hmap *m, const unsigned char key[32],
+		     long long val)
+{
+	struct hslot *s;
+
+	if ((m->n + 1) * 2 > m->cap)
+		hmap_grow(m);
+	s = hmap_slot(m, key);
+	if (!s->used) {
+		memcpy(s->key, key, 32);
+		s->used = 1;
+		m->n++;
+	}
+	s->val = val;
+}
+
+static void hmap_free(struct hmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+enum {
+	ST_DIAG,
+	ST_NOTE,
+	ST_IDENT,
+	ST_OBJECT,
+	ST_OBJECT_GET,
+	ST_MAX,
+};
+
+static const char *const stmt_sql[ST_MAX] = {
+	[ST_DIAG] = "INSERT INTO diagnostics(build_id, object_id, identity_id,"
+		    " kind, option, werror, file, line, col, function, message,"
+		    " source, include_chain, carried)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0)",
+	[ST_NOTE] = "INSERT INTO notes(diag_id, seq, file, line, col, message,"
+		    " source) VALUES (?,?,?,?,?,?,?)",
+	[ST_IDENT] = "INSERT INTO identities(fingerprint, kind, file, function,"
+		     " option, message, note_target, ordinal)"
+		     " VALUES (?,?,?,?,?,?,?,?)"
+		     " ON CONFLICT(fingerprint) DO UPDATE SET ordinal = ordinal"
+		     " RETURNING id",
+	[ST_OBJECT] = "INSERT INTO objects(build_id, path, state) VALUES (?,?,?)"
+		      " ON CONFLICT(build_id, path) DO UPDATE"
+		      " SET state = excluded.state RETURNING id",
+	[ST_OBJECT_GET] = "SELECT id FROM objects WHERE build_id = ? AND path = ?",
+};
+
+struct build_writer {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_MAX];
+	long long build_id, commit_id;
+	int failed;
+	unsigned long unparsed;
+	struct hmap idents;	/* fingerprint -> identity id */
+	struct hmap placed;	/* key hash ^ line/col -> identity id */
+	struct hmap ordinals;	/* key hash -> next ordinal */
+};
+
+int store_tree(long long *out, sqlite3 *db, const struct tree_info *t)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, db,
+		       "SELECT id FROM trees WHERE name = ? AND kind = ?"
+		       " AND source IS ? AND sha256 IS ?"))
+		return -1;
+	db_bind_text(st, 1, t->name);
+	db_bind_text(st, 2, t->kind);
+	db_bind_text(st, 3, t->source);
+	db_bind_text(st, 4, t->sha256);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		ret = 0;
+		goto out;
+	}
+	sqlite3_finalize(st);
+	if (db_prepare(&st, db,
+		       "INSERT INTO trees(name, version, pkg_version, kind,"
+		       " source, sha256, maintainers) VALUES (?,?,?,?,?,?,?)"))
+		return -1;
+	db_bind_text(st, 1, t->name);
+	db_bind_text(st, 2, t->version);
+	db_bind_text(st, 3, t->pkg_version);
+	db_bind_text(st, 4, t->kind);
+	db_bind_text(st, 5, t->source);
+	db_bind_text(st, 6, t->sha256);
+	db_bind_text(st, 7, t->maintainers);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot store tree '%s': %s", t->name,
+		      sqlite3_errmsg(db));
+		goto out;
+	}
+	*out = sqlite3_last_insert_rowid(db);
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_commit(long long *out, sqlite3 *db, const struct commit_info *c)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, db,
+		       "INSERT INTO commits(run_id, position, sha, parent,"
+		       " subject, author, date, patch, apply_status,"
+		       " apply_error, changed) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+		       " ON CONFLICT(run_id, position) DO UPDATE"
+		       " SET apply_status = excluded.apply_status,"
+		       " apply_error = excluded.apply_error RETURNING id"))
+		return -1;
+	db_bind_int(st, 1, c->run_id, 0);
+	db_bind_int(st, 2, c->position, 0);
+	db_bind_text(st, 3, c->sha);
+	db_bind_text(st, 4, c->parent);
+	db_bind_text(st, 5, c->subject);
+	db_bind_text(st, 6, c->author);
+	db_bind_int(st, 7, c->date, 1);
+	db_bind_text(st, 8, c->patch);
+	db_bind_text(st, 9, c->apply_status ? c->apply_status : "applied");
+	db_bind_text(st, 10, c->apply_error);
+	db_bind_text(st, 11, c->changed);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		error("cannot store commit '%s': %s", c->sha,
+		      sqlite3_errmsg(db));
+		goto out;
+	}
+	*out = sqlite3_column_int64(st, 0);
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
+	     const struct build_info *info)
+{
+	struct build_writer *w = xcalloc(1, sizeof(*w));
+	sqlite3_stmt *st = NULL;
+
+	*out = NULL;
+	w->db = db;
+	w->commit_id = commit_id;
+	if (db_begin(db)) {
+		free(w);
+		return -1;
+	}
+	for (int i = 0; i < ST_MAX; i++)
+		if (db_prepare(&w->st[i], db, stmt_sql[i]))
+			goto fail;
+	if (db_prepare(&st, db,
+		       "INSERT INTO builds(commit_id, config_name, config_hash,"
+		       " compiler, flags, level, status, wall_ms, log_tail,"
+		       " image) VALUES (?,?,?,?,?,?,?,?,?,?)"))
+		goto fail;
+	db_bind_int(st, 1, commit_id, 0);
+	db_bind_text(st, 2, info->config_name);
+	db_bind_text(st, 3, info->config_hash);
+	db_bind_text(st, 4, info->compiler);
+	db_bind_text(st, 5, info->flags);
+	db_bind_int(st, 6, info->level, 1);
+	db_bind_text(st, 7, info->status);
+	db_bind_int(st, 8, info->wall_ms, 1);
+	db_bind_text(st, 9, info->log_tail);
+	db_bind_text(st, 10, info->image);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot store build: %s", sqlite3_errmsg(db));
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	w->build_id = sqlite3_last_insert_rowid(db);
+	*out = w;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	bw_abort(w);
+	return -1;
+}
+
+long long bw_build_id(const struct build_writer *w)
+{
+	return w->build_id;
+}
+
+int bw_object(long long *out, struct build_writer *w, const char *path,
+	      const char *state)
+{
+	sqlite3_stmt *st = w->st[ST_OBJECT];
+	int ret = -1;
+
+	db_bind_int(st, 1, w->build_id, 0);
+	db_bind_text(st, 2, path);
+	db_bind_text(st, 3, state);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		ret = 0;
+	} else {
+		error("cannot store object '%s': %s", path,
+		      sqlite3_errmsg(w->db));
+		w->failed = 1;
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* The object a diagnostic came from when the caller does not know it. */
+static long long object_of(struct build_writer *w, const struct diag *d)
+{
+	sqlite3_stmt *st = w->st[ST_OBJECT_GET];
+	char *path = NULL, *dot;
+	long long id = -1;
+
+	if (d->object) {
+		path = xstrdup(d->object);
+	} else {
+		const char *tu = d->file, *c;
+
+		if (d->include_chain) {
+			c = strrchr(d->include_chain, ' ');
+			tu = c ? c + 1 : d->include_chain;
+		}
+		if (!tu)
+			return -1;
+		path = xstrdup(tu);
+		dot = strrchr(path, ':');
+		if (dot && d->include_chain)
+			*dot = '\0';
+		dot = strrchr(path, '.');
+		if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".S"))) {
+			free(path);
+			return -1;
+		}
+		dot[1] = 'o';
+	}
+	db_bind_int(st, 1, w->build_id, 0);
+	db_bind_text(st, 2, path);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (id < 0 && bw_object(&id, w, path, "compiled"))
+		id = -1;
+	free(path);
+	return id;
+}
+
+/* Mix line and column into a copy of the key hash. */
+static void placed_key(unsigned char out[32], const unsigned char kh[32],
+		       long line, long col)
+{
+	unsigned long long l = (unsigned long long)line * 0x9e3779b97f4a7c15ull,
+			   c = (unsigned long long)col * 0xc2b2ae3d27d4eb4full;
+
+	memcpy(out, kh, 32);
+	for (int i = 0; i < 8; i++) {
+		out[i] ^= (unsigned char)(l >> (8 * i));
+		out[8 + i] ^= (unsigned char)(c >> (8 * i));
+	}
+	out[31] ^= 0x5a;
+}
+
+/* The identity of D: the same (key, line, col) in one build is one. */
+static long long identity_of(struct build_writer *w, const struct diag *d)
+{
+	sqlite3_stmt *st = w->st[ST_IDENT];
+	struct ident_key k;
+	unsigned char kh[32], pk[32], fp_bin[32];
+	char fp[65];
+	long long id, ordinal;
+
+	ident_key_from_diag(&k, d);
+	ident_key_hash(kh, &k);
+	placed_key(pk, kh, d->line, d->col);
+	id = hmap_get(&w->placed, pk);
+	if (id >= 0)
+		goto out;
+	ordinal = hmap_get(&w->ordinals, kh);
+	if (ordinal < 0)
+		ordinal = 0;
+	hmap_put(&w->ordinals, kh, ordinal + 1);
+	ident_fingerprint(fp, kh, ordinal);
+	memcpy(fp_bin, fp, 32); /* 128 bits of the hex: the map key */
+	id = hmap_get(&w->idents, fp_bin);
+	if (id < 0) {
+		db_bind_text(st, 1, fp);
+		db_bind_text(st, 2, k.kind);
+		db_bind_text(st, 3, k.file);
+		db_bind_text(st, 4, k.function);
+		db_bind_text(st, 5, k.option);
+		db_bind_text(st, 6, k.message);
+		db_bind_text(st, 7, k.note_target);
+		db_bind_int(st, 8, ordinal, 0);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			id = sqlite3_column_int64(st, 0);
+			hmap_put(&w->idents, fp_bin, id);
+		} else {
+			error("cannot store identity: %s",
+			      sqlite3_errmsg(w->db));
+			w->failed = 1;
+		}
+		sqlite3_reset(st);
+	}
+	if (id >= 0)
+		hmap_put(&w->placed, pk, id);
+out:
+	ident_key_release(&k);
+	return id;
+}
+
+void bw_diag(struct build_writer *w, long long object_id,
+	     const struct diag *d)
+{
+	sqlite3_stmt *st = w->st[ST_DIAG], *nt = w->st[ST_NOTE];
+	long long diag_id, ident;
+
+	if (w->failed)
+		return;
+	if (object_id < 0)
+		object_id = object_of(w, d);
+	ident = identity_of(w, d);
+	db_bind_int(st, 1, w->build_id, 0);
+	db_bind_int(st, 2, object_id, 1);
+	db_bind_int(st, 3, ident, 1);
+	db_bind_text(st, 4, diag_kind_name(d->kind));
+	db_bind_text(st, 5, d->option);
+	db_bind_int(st, 6, d->werror, 0);
+	db_bind_text(st, 7, d->file);
+	db_bind_int(st, 8, d->line, 0);
+	db_bind_int(st, 9, d->col, 0);
+	db_bind_text(st, 10, d->function);
+	db_bind_text(st, 11, d->message ? d->message : "");
+	db_bind_text(st, 12, d->source);
+	db_bind_text(st, 13, d->include_chain);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot store diagnostic: %s", sqlite3_errmsg(w->db));
+		w->failed = 1;
+		sqlite3_reset(st);
+		return;
+	}
+	sqlite3_reset(st);
+	diag_id = sqlite3_last_insert_rowid(w->db);
+	for (size_t i = 0; i < d->nr_notes; i++) {
+		const struct diag_note *n = &d->notes[i];
+
+		db_bind_int(nt, 1, diag_id, 0);
+		db_bind_int(nt, 2, (long long)i, 0);
+		db_bind_text(nt, 3, n->file);
+		db_bind_int(nt, 4, n->line, 0);
+		db_bind_int(nt, 5, n->col, 0);
+		db_bind_text(nt, 6, n->message ? n->message : "");
+		db_bind_text(nt, 7, n->source);
+		if (sqlite3_step(nt) != SQLITE_DONE) {
+			error("cannot store note: %s", sqlite3_errmsg(w->db));
+			w->failed = 1;
+		}
+		sqlite3_reset(nt);
+	}
+}
+
+int bw_carry(struct build_writer *w, long long object_id,
+	     long long prev_build_id, const char *path)
+{
+	static const char *const sql[] = {
+		"CREATE TEMP TABLE IF NOT EXISTS carry_map"
+		" (old INTEGER PRIMARY KEY, new INTEGER)",
+		"DELETE FROM carry_map",
+	};
+	sqlite3_stmt *sel = NULL, *ins = NULL, *map = NULL, *notes = NULL;
+	int ret = -1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++)
+		if (db_exec(w->db, sql[i], "cannot carry diagnostics"))
+			goto out;
+	if (db_prepare(&sel, w->db,
+		       "SELECT d.id FROM diagnostics d JOIN objects o"
+		       " ON o.id = d.object_id WHERE d.build_id = ?"
+		       " AND o.path = ? ORDER BY d.id") ||
+	    db_prepare(&ins, w->db,
+		       "INSERT INTO diagnostics(build_id, object_id,"
+		       " identity_id, kind, option, werror, file, line, col,"
+		       " function, message, source, include_chain, carried)"
+		       " SELECT ?, ?, identity_id, kind, option, werror, file,"
+		       " line, col, function, message, source, include_chain,"
+		       " 1 FROM diagnostics WHERE id = ?") ||
+	    db_prepare(&map, w->db, "INSERT INTO carry_map VALUES (?, ?)") ||
+	    db_prepare(&notes, w->db,
+		       "INSERT INTO notes(diag_id, seq, file, line, col,"
+		       " message, source) SELECT m.new, n.seq, n.file, n.line,"
+		       " n.col, n.message, n.source FROM notes n"
+		       " JOIN carry_map m ON m.old = n.diag_id"))
+		goto out;
+	db_bind_int(sel, 1, prev_build_id, 0);
+	db_bind_text(sel, 2, path);
+	while (sqlite3_step(sel) == SQLITE_ROW) {
+		long long old = sqlite3_column_int64(sel, 0);
+
+		db_bind_int(ins, 1, w->build_id, 0);
+		db_bind_int(ins, 2, object_id, 0);
+		db_bind_int(ins, 3, old, 0);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			goto fail;
+		sqlite3_reset(ins);
+		db_bind_int(map, 1, old, 0);
+		db_bind_int(map, 2, sqlite3_last_insert_rowid(w->db), 0);
+		if (sqlite3_step(map) != SQLITE_DONE)
+			goto fail;
+		sqlite3_reset(map);
+	}
+	if (sqlite3_step(notes) != SQLITE_DONE)
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot carry diagnostics of '%s': %s", path,
+	      sqlite3_errmsg(w->db));
+out:
+	if (ret)
+		w->failed = 1;
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(map);
+	sqlite3_finalize(notes);
+	return ret;
+}
+
+void bw_add_unparsed(struct build_writer *w, unsigned long n)
+{
+	w->unparsed += n;
+}
+
+/* Is LINE of FILE inside the ranges of a changed-lines JSON object? */
+static int in_ranges(json_t *changed, const char *file, long line)
+{
+	json_t *ranges = file ? json_object_get(changed, file) : NULL;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(ranges, i, r)
+	{
+		long first = (long)json_integer_value(json_array_get(r, 0));
+		long last = (long)json_integer_value(json_array_get(r, 1));
+
+		if (line >= first && line <= last)
+			return 1;
+	}
+	return 0;
+}
+
+static int mark_in_change(struct build_writer *w)
+{
+	sqlite3_stmt *st = NULL, *up = NULL;
+	json_t *changed = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, w->db, "SELECT changed FROM commits WHERE id = ?"))
+		return -1;
+	db_bind_int(st, 1, w->commit_id, 0);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		changed = json_loads(db_col_text(st, 0), 0, NULL);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!changed)
+		return 0;
+	if (db_prepare(&st, w->db,
+		       "SELECT s.identity_id, d.file, d.line FROM states s"
+		       " JOIN diagnostics d ON d.id = s.diag_id"
+		       " WHERE s.commit_id = ? AND s.state = 'new'") ||
+	    db_prepare(&up, w->db,
+		       "UPDATE states SET in_change = 1 WHERE commit_id = ?"
+		       " AND identity_id = ?"))
+		goto out;
+	db_bind_int(st, 1, w->commit_id, 0);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (!in_ranges(changed, db_col_text(st, 1),
+			       sqlite3_column_int(st, 2)))
+			continue;
+		db_bind_int(up, 1, w->commit_id, 0);
+		db_bind_int(up, 2, sqlite3_column_int64(st, 0), 0);
+		if (sqlite3_step(up) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(up);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(up);
+	json_decref(changed);
+	return ret;
+}
+
+static int compute_states(struct build_writer *w)
+{
+	static const char *const sql[] = {
+		/* the previous point of the same run that has a build */
+		"CREATE TEMP TABLE IF NOT EXISTS prev_point (id INTEGER)",
+		"DELETE FROM prev_point",
+		"INSERT INTO prev_point SELECT p.id FROM commits c"
+		" JOIN commits p ON p.run_id = c.run_id"
+		" AND p.position < c.position"
+		" WHERE c.id = :cid AND EXISTS"
+		" (SELECT 1 FROM builds b WHERE b.commit_id = p.id)"
+		" ORDER BY p.position DESC LIMIT 1",
+		/* a rebuild of the same commit replaces its states */
+		"DELETE FROM states WHERE commit_id = :cid",
+		/* what this build printed */
+		"INSERT INTO states(commit_id, identity_id, state, diag_id, seen)"
+		" SELECT :cid, d.identity_id,"
+		" CASE WHEN NOT EXISTS (SELECT 1 FROM prev_point) THEN 'present'"
+		" WHEN EXISTS (SELECT 1 FROM states s, prev_point p"
+		"  WHERE s.commit_id = p.id AND s.identity_id = d.identity_id"
+		"  AND s.state <> 'fixed') THEN 'present' ELSE 'new' END,"
+		" MIN(d.id), COUNT(*) FROM diagnostics d"
+		" WHERE d.build_id = :bid AND d.identity_id IS NOT NULL"
+		" GROUP BY d.identity_id",
+		/* what went away: fixed only if an object that printed it
+		   was compiled again here, else not built */
+		"INSERT INTO states(commit_id, identity_id, state, diag_id, seen)"
+		" SELECT :cid, s.identity_id,"
+		" CASE WHEN EXISTS (SELECT 1 FROM diagnostics pd"
+		"  JOIN objects po ON po.id = pd.object_id"
+		"  JOIN objects co ON co.build_id = :bid AND co.path = po.path"
+		"  AND co.state = 'compiled'"
+		"  WHERE pd.identity_id = s.identity_id AND pd.build_id ="
+		"  (SELECT build_id FROM diagnostics WHERE id = s.diag_id))"
+		" THEN 'fixed' ELSE 'not_built' END, s.diag_id, 0"
+		" FROM states s, prev_point p WHERE s.commit_id = p.id"
+		" AND s.state <> 'fixed' AND NOT EXISTS (SELECT 1 FROM states c"
+		"  WHERE c.commit_id = :cid AND c.identity_id = s.identity_id)",
+	};
+	sqlite3_stmt *st = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
+		int idx;
+
+		if (db_prepare(&st, w->db, sql[i]))
+			return -1;
+		idx = sqlite3_bind_parameter_index(st, ":cid");
+		if (idx)
+			db_bind_int(st, idx, w->commit_id, 0);
+		idx = sqlite3_bind_parameter_index(st, ":bid");
+		if (idx)
+			db_bind_int(st, idx, w->build_id, 0);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			error("cannot compute warning states: %s",
+			      sqlite3_errmsg(w->db));
+			sqlite3_finalize(st);
+			return -1;
+		}
+		sqlite3_finalize(st);
+	}
+	return mark_in_change(w);
+}
+
+static void bw_free(struct build_writer *w)
+{
+	for (int i = 0; i < ST_MAX; i++)
+		sqlite3_finalize(w->st[i]);
+	hmap_free(&w->idents);
+	hmap_free(&w->placed);
+	hmap_free(&w->ordinals);
+	free(w);
+}
+
+int bw_finish(long long *out, struct build_writer *w)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (w->failed)
+		goto fail;
+	if (db_prepare(&st, w->db,
+		       "UPDATE builds SET unparsed_lines = ?1, objects_compiled ="
+		       " (SELECT COUNT(*) FROM objects WHERE build_id = ?2"
+		       " AND state = 'compiled') WHERE id = ?2"))
+		goto fail;
+	db_bind_int(st, 1, (long long)w->unparsed, 0);
+	db_bind_int(st, 2, w->build_id, 0);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot update build: %s", sqlite3_errmsg(w->db));
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (compute_states(w) || db_commit(w->db))
+		goto fail;
+	*out = w->build_id;
+	bw_free(w);
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	bw_abort(w);
+	return -1;
+}
+
+void bw_abort(struct build_writer *w)
+{
+	if (!w)
+		return;
+	db_rollback(w->db);
+	bw_free(w);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_STORE_H
+#define KWARN_STORE_H
+
+/*
+ * store.c: writing trees, runs, commits and builds into the database.
+ * A build's rows land in one transaction: a build_writer begins it,
+ * objects and diagnostics are added, and bw_finish() computes the state
+ * of every warning at this point against the previous point and commits.
+ * Anything that fails before that rolls back, so nothing is half-written.
+ */
+
+#include <sqlite3.h>
+
+#include "parse.h"
+
+struct tree_info {
+	const char *name;
+	const char *version;
+	const char *pkg_version;
+	const char *kind;	/* tarball, dir, repo, log */
+	const char *source;
+	const char *sha256;
+	const char *maintainers;	/* may be NULL */
+};
+
+/* Find the tree with the same name, kind, source and sha256, or add it. */
+int store_tree(long long *out, sqlite3 *db, const struct tree_info *t);
+
+struct commit_info {
+	long long run_id;
+	long position;
+	const char *sha, *parent, *subject, *author, *patch;
+	long long date;
+	const char *apply_status;	/* base, applied, failed */
+	const char *apply_error;
+	const char *changed;	/* JSON {"file": [[first, last], ...]} */
+};
+
+/* Insert a commit row (or return the one at that position). */
+int store_commit(long long *out, sqlite3 *db, const struct commit_info *c);
+
+struct build_info {
+	const char *config_name;
+	const char *config_hash;
+	const char *compiler;
+	const char *flags;
+	int level;
+	const char *status;	/* ok, failed, ingested */
+	long long wall_ms;
+	const char *log_tail;
+	const char *image;
+};
+
+struct build_writer;
+
+/*
+ * Begin a transaction and insert the build of COMMIT_ID.  Returns 0, or
+ * -1 (reported, nothing written).
+ */
+int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
+	     const struct build_info *info);
+
+/* The id of the build row being written. */
+long long bw_build_id(const struct build_writer *w);
+
+/*
+ * Record object PATH (".o", relative to the build) with STATE (compiled,
+ * carried, failed, not_built); the id goes to *out.  An object already
+ * recorded keeps its id and takes the new state.
+ */
+int bw_object(long long *out, struct build_writer *w, const char *path,
+	      const char *state);
+
+/*
+ * Add diagnostic D printed while compiling OBJECT_ID (-1: from D->object,
+ * or the translation unit it names, or none).  Errors are reported once
+ * and make bw_finish() fail.
+ */
+void bw_diag(struct build_writer *w, long long object_id,
+	     const struct diag *d);
+
+/*
+ * Copy the diagnostics of object PATH in build PREV_BUILD into this build
+ * under OBJECT_ID, marked carried: the object was not rebuilt.
+ */
+int bw_carry(struct build_writer *w, long long object_id,
+	     long long prev_build_id, const char *path);
+
+/* Lines read that could not be parsed, added to the build row. */
+void bw_add_unparsed(struct build_writer *w, unsigned long n);
+
+/*
+ * Compute the states of this point against the previous point of the same
+ * run (new, present, fixed, not_built), mark new warnings that lie inside
+ * the commit's changed lines, commit, and free W.  Returns 0 with the
+ * build id in *out, or -1 after rolling everything back.
+ */
+int bw_finish(long long *out, struct build_writer *w);
+
+/* Roll back and free W; NULL is fine. */
+void bw_abort(struct build_writer *w);
+
+#endif

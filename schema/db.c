@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "migrations.h"
+#include "../common/util.h"
+#include "../common/banned.h"
+
+int db_schema_version(void)
+{
+	return migrations[migrations_count - 1].version;
+}
+
+int db_exec(sqlite3 *db, const char *sql, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	error("%s: %s", what, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
+int db_prepare(sqlite3_stmt **out, sqlite3 *db, const char *sql)
+{
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, out, NULL) == SQLITE_OK)
+		return 0;
+	return error("cannot prepare statement: %s", sqlite3_errmsg(db));
+}
+
+int db_begin(sqlite3 *db)
+{
+	return db_exec(db, "BEGIN IMMEDIATE", "cannot start transaction");
+}
+
+int db_commit(sqlite3 *db)
+{
+	return db_exec(db, "COMMIT", "cannot commit");
+}
+
+void db_rollback(sqlite3 *db)
+{
+	if (!sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, idx) == SQLITE_OK ? 0 : -1;
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT) ==
+			       SQLITE_OK ?
+		       0 :
+		       -1;
+}
+
+int db_bind_int(sqlite3_stmt *st, int idx, long long v, int null_if_neg)
+{
+	if (null_if_neg && v < 0)
+		return sqlite3_bind_null(st, idx) == SQLITE_OK ? 0 : -1;
+	return sqlite3_bind_int64(st, idx, v) == SQLITE_OK ? 0 : -1;
+}
+
+const char *db_col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? (const char *)s : "";
+}
+
+static int user_version(int *out, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, db, "PRAGMA user_version"))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int(st, 0);
+		ret = 0;
+	} else {
+		error("cannot read schema version: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int migrate(sqlite3 *db, const char *path, int have)
+{
+	for (size_t i = 0; i < migrations_count; i++) {
+		const struct migration *m = &migrations[i];
+		char pragma[64];
+
+		if (m->version <= have)
+			continue;
+		if (db_begin(db))
+			return -1;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+			 m->version);
+		if (db_exec(db, m->sql, m->name) ||
+		    db_exec(db, pragma, m->name) || db_commit(db)) {
+			db_rollback(db);
+			return error("cannot migrate '%s' to version %d", path,
+				     m->version);
+		}
+	}
+	return 0;
+}
+
+/* SQLite files start with this; anything else non-empty is not ours. */
+static int looks_like_sqlite(const char *path)
+{
+	char head[16];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &st) || st.st_size == 0)
+		return 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1; /* let sqlite report the real reason */
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	return n == 16 && !memcmp(head, "SQLite format 3", 16);
+}
+
+int db_open(sqlite3 **out, const char *path, enum db_mode mode)
+{
+	sqlite3 *db = NULL;
+	int flags, have = 0, rc;
+	struct stat st;
+
+	*out = NULL;
+	if (mode == DB_READ_ONLY && stat(path, &st))
+		return error("cannot open database '%s': %s", path,
+			     strerror(errno));
+	if (!looks_like_sqlite(path))
+		return error("'%s' is not a kwarn database (not SQLite)",
+			     path);
+	flags = mode == DB_READ_ONLY ? SQLITE_OPEN_READONLY :
+				       SQLITE_OPEN_READWRITE |
+					       SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		error("cannot open database '%s': %s", path,
+		      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	sqlite3_extended_result_codes(db, 1);
+	if (user_version(&have, db)) {
+		error("'%s' is not a usable kwarn database", path);
+		goto fail;
+	}
+	if (have > db_schema_version()) {
+		error("'%s' has schema version %d, newer than this kwarn's %d",
+		      path, have, db_schema_version());
+		goto fail;
+	}
+	if (mode == DB_READ_ONLY) {
+		if (have < db_schema_version()) {
+			error("'%s' has schema version %d, expected %d (run kwarn on it first)",
+			      path, have, db_schema_version());
+			goto fail;
+		}
+	} else {
+		if (db_exec(db, "PRAGMA journal_mode = WAL",
+			    "cannot enable WAL") ||
+		    migrate(db, path, have))
+			goto fail;
+		db_exec(db, "PRAGMA synchronous = NORMAL", "pragma");
+	}
+	if (db_exec(db, "PRAGMA foreign_keys = ON", "cannot enable foreign keys"))
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	sqlite3_close(db);
+	return -1;
+}
+
+void db_close(sqlite3 *db)
+{
+	if (db)
+		sqlite3_close(db);
+}

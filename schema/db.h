@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_DB_H
+#define KWARN_DB_H
+
+/*
+ * Opening and migrating the kwarn database: the one piece that both the
+ * collector and the server need.  The migrations are the numbered files
+ * schema/NNNN-name.sql, compiled in; each is applied in one transaction
+ * that also sets PRAGMA user_version to its number.
+ */
+
+#include <sqlite3.h>
+
+enum db_mode {
+	DB_READ_WRITE,	/* create if missing, migrate to the newest version */
+	DB_READ_ONLY,	/* must exist and be at the newest version */
+};
+
+/*
+ * Open PATH into *out with WAL, foreign keys and a busy timeout.  Refuses
+ * a file that is not SQLite, and a database whose user_version is newer
+ * than this program knows.  Returns 0, or -1 with one error reported and
+ * *out left NULL.
+ */
+int db_open(sqlite3 **out, const char *path, enum db_mode mode);
+
+/* Close DB; NULL is fine. */
+void db_close(sqlite3 *db);
+
+/* The newest schema version compiled in. */
+int db_schema_version(void);
+
+/*
+ * Run SQL (no results) on DB, reporting "WHAT: sqlite message" on error.
+ * Returns 0 or -1.
+ */
+int db_exec(sqlite3 *db, const char *sql, const char *what);
+
+/*
+ * Prepare SQL into *out, reporting the error once.  Returns 0 or -1.
+ */
+int db_prepare(sqlite3_stmt **out, sqlite3 *db, const char *sql);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK; 0 or -1 (ROLLBACK never fails). */
+int db_begin(sqlite3 *db);
+int db_commit(sqlite3 *db);
+void db_rollback(sqlite3 *db);
+
+/*
+ * Bind TEXT, or NULL when S is NULL.  The statement copies S.
+ */
+int db_bind_text(sqlite3_stmt *st, int idx, const char *s);
+
+/* Bind an integer, or NULL when V < 0 and NULL_IF_NEG is set. */
+int db_bind_int(sqlite3_stmt *st, int idx, long long v, int null_if_neg);
+
+/*
+ * Column as a C string, "" when NULL (valid until the next step).
+ */
+const char *db_col_text(sqlite3_stmt *st, int col);
+
+#endif
