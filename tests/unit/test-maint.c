@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * MAINTAINERS matching: a small file exercising each rule of
+ * get_maintainer.pl, then a few files against the real 6.1 MAINTAINERS
+ * when the pristine tree is there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "tap.h"
+#include "util.h"
+#include "banned.h"
+
+static const char sample[] =
+	"List of maintainers\n"
+	"\tM: Mail patches to: FullName <address@domain>\n"
+	"\n"
+	"# a comment line\n"
+	"FIREWIRE SUBSYSTEM\n"
+	"M:\tStefan Richter <stefanr@example.org>\n"
+	"S:\tMaintained\n"
+	"F:\tdrivers/firewire/\n"
+	"F:\tinclude/linux/firewire.h\n"
+	"F:\tinclude/uapi/linux/firewire*.h\n"
+	"\n"
+	"NET DRIVERS TOP LEVEL\n"
+	"F:\tdrivers/net/*\n"
+	"X:\tdrivers/net/skip.c\n"
+	"\n"
+	"CODECS\n"
+	"F:\tsound/soc/codecs/da[79]*.[ch]\n"
+	"F:\tdrivers/input/misc/da72??.[ch]\n"
+	"\n"
+	"CAN NETWORK DRIVERS\n"
+	"F:\tdrivers/net/can\n"
+	"\n"
+	"ARM SUB-ARCHITECTURES\n"
+	"N:\tsun[x456789]i\n"
+	"N:\tat91\n"
+	"\n"
+	"THE REST\n"
+	"F:\t*\n"
+	"F:\t*/\n";
+
+static int matches(const struct maint *m, const char *file, const char *name)
+{
+	long idx = maint_find(m, name);
+
+	return idx >= 0 && maint_entry_matches(m, (size_t)idx, file);
+}
+
+static const char *best(const struct maint *m, const char *file)
+{
+	size_t idx[8];
+
+	if (!maint_match(idx, ARRAY_SIZE(idx), m, file))
+		return "";
+	return maint_name(m, idx[0]);
+}
+
+static void test_sample(void)
+{
+	struct maint *m = NULL;
+	size_t idx[8];
+
+	ok(!maint_parse(&m, sample, strlen(sample)), "sample parses");
+	ok(maint_count(m) == 6, "six entries, intro text skipped (got %zu)",
+	   maint_count(m));
+	ok(maint_find(m, "List of maintainers") < 0,
+	   "intro line is no entry");
+	ok(matches(m, "drivers/firewire/core-device.c", "FIREWIRE SUBSYSTEM"),
+	   "directory pattern matches a file in it");
+	ok(matches(m, "drivers/firewire/deep/x.c", "FIREWIRE SUBSYSTEM"),
+	   "directory pattern matches below it");
+	ok(!matches(m, "drivers/firewirex/a.c", "FIREWIRE SUBSYSTEM"),
+	   "directory pattern needs the slash");
+	ok(matches(m, "include/uapi/linux/firewire-cdev.h",
+		   "FIREWIRE SUBSYSTEM"),
+	   "glob * within a file name");
+	ok(matches(m, "include/linux/firewire.h", "FIREWIRE SUBSYSTEM"),
+	   "exact file pattern");
+	ok(matches(m, "drivers/net/loopback.c", "NET DRIVERS TOP LEVEL"),
+	   "dir/* matches that level");
+	ok(!matches(m, "drivers/net/can/dev.c", "NET DRIVERS TOP LEVEL"),
+	   "dir/* does not match deeper levels");
+	ok(!matches(m, "drivers/net/skip.c", "NET DRIVERS TOP LEVEL"),
+	   "X: excludes the entry");
+	ok(matches(m, "drivers/net/can/dev/dev.c", "CAN NETWORK DRIVERS"),
+	   "directory named without the final slash matches below it");
+	ok(!matches(m, "drivers/net/canx.c", "CAN NETWORK DRIVERS"),
+	   "directory without slash does not match a longer name");
+	ok(matches(m, "sound/soc/codecs/da7219.c", "CODECS") &&
+		   matches(m, "sound/soc/codecs/da9055.h", "CODECS") &&
+		   !matches(m, "sound/soc/codecs/da8xx.c", "CODECS"),
+	   "bracket classes [79] and [ch]");
+	ok(matches(m, "drivers/input/misc/da7280.c", "CODECS") &&
+		   !matches(m, "drivers/input/misc/da728.c", "CODECS"),
+	   "? matches exactly one character");
+	ok(matches(m, "arch/arm/mach-sunxi/x.c", "ARM SUB-ARCHITECTURES") &&
+		   matches(m, "drivers/tty/serial/atmel_at91.c",
+			   "ARM SUB-ARCHITECTURES") &&
+		   !matches(m, "drivers/sunzi.c", "ARM SUB-ARCHITECTURES"),
+	   "N: regex searched in the path");
+	ok(matches(m, "Makefile", "THE REST") &&
+		   matches(m, "drivers/firewire/core-device.c", "THE REST"),
+	   "THE REST matches everything");
+	ok(!strcmp(best(m, "drivers/firewire/core-device.c"),
+		   "FIREWIRE SUBSYSTEM"),
+	   "deepest pattern first (got '%s')",
+	   best(m, "drivers/firewire/core-device.c"));
+	ok(maint_match(idx, ARRAY_SIZE(idx), m, "drivers/net/can/x.c") == 2 &&
+		   !strcmp(maint_name(m, idx[0]), "CAN NETWORK DRIVERS") &&
+		   !strcmp(maint_name(m, idx[1]), "THE REST"),
+	   "all matches counted, in order of depth");
+	maint_free(m);
+	maint_free(NULL);
+	ok(1, "maint_free(NULL) is fine");
+}
+
+static void test_real(void)
+{
+	char *path = xstrfmt("%s/pristine/linux-source-6.1/MAINTAINERS",
+			     util_cache_dir());
+	static const struct {
+		const char *file, *entry;
+	} cases[] = {
+		{ "drivers/firewire/core-device.c", "FIREWIRE SUBSYSTEM" },
+		{ "drivers/net/can/at91_can.c", "CAN NETWORK DRIVERS" },
+		{ "drivers/net/can/at91_can.c",
+		  "ARM/Microchip (AT91) SoC support" },
+		{ "fs/afs/fsclient.c", "AFS FILESYSTEM" },
+		{ "kernel/bpf/verifier.c", "BPF [CORE]" },
+		{ "drivers/gpu/drm/i915/display/intel_display.c",
+		  "INTEL DRM DRIVERS (excluding Poulsbo, Moorestown and "
+		  "derivative chipsets)" },
+	};
+	struct maint *m = NULL;
+	char *text = NULL;
+	size_t len;
+
+	if (!util_is_dir(util_cache_dir()) ||
+	    util_read_file(&text, &len, path, 64 << 20)) {
+		printf("# no pristine 6.1 MAINTAINERS at %s: skipped\n", path);
+		ok(1, "real MAINTAINERS skipped");
+		free(path);
+		return;
+	}
+	maint_parse(&m, text, len);
+	ok(maint_count(m) > 2000, "real MAINTAINERS parses into %zu entries",
+	   maint_count(m));
+	ok(!strcmp(best(m, cases[0].file), cases[0].entry),
+	   "%s -> %s (got '%s')", cases[0].file, cases[0].entry,
+	   best(m, cases[0].file));
+	for (size_t i = 1; i < ARRAY_SIZE(cases); i++)
+		ok(matches(m, cases[i].file, cases[i].entry), "%s -> %s",
+		   cases[i].file, cases[i].entry);
+	ok(!matches(m, "drivers/firewire/core-device.c", "AFS FILESYSTEM"),
+	   "firewire is not AFS");
+	maint_free(m);
+	free(text);
+	free(path);
+}
+
+int main(void)
+{
+	test_sample();
+	test_real();
+	return tap_done();
+}
