@@ -1,7 +1,161 @@
 // SPDX-License-Identifier: MIT
-/* placeholder until the launcher lands */
-int main(void);
-int main(void)
+/*
+ * kwarn-cc: the compiler launcher that kbuild runs as CC="kwarn-cc gcc".
+ *
+ * It runs the rest of its command line (a compiler, or a chain such as
+ * "ccache gcc" or "distcc gcc") and, when $KWARN_CAPTURE_DIR is set and
+ * the command compiles one C file into an object, saves that compiler's
+ * stderr on its own in $KWARN_CAPTURE_DIR/<object path, '/' as '%'>.log,
+ * with a first line "kwarn-cc rc=N obj=PATH".  So each object's
+ * diagnostics stay whole however make -j interleaves compilers.  The
+ * compiler's stderr is passed on to ours as well, and its exit status is
+ * ours.  It links nothing but libc, to cost each compile little.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+extern char **environ;
+
+static int write_all(int fd, const char *buf, size_t len)
 {
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
 	return 0;
+}
+
+/* The object of a "-c ... -o X.o file.c" compile, or NULL. */
+static const char *compiled_object(int argc, char **argv)
+{
+	const char *obj = NULL;
+	int compile = 0, csrc = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		size_t l = strlen(a);
+
+		if (!strcmp(a, "-c"))
+			compile = 1;
+		else if (!strcmp(a, "-E") || !strcmp(a, "-S") ||
+			 !strcmp(a, "-M") || !strcmp(a, "-MM"))
+			return NULL;
+		else if (!strcmp(a, "-o") && i + 1 < argc)
+			obj = argv[++i];
+		else if (l > 2 && a[0] != '-' && !strcmp(a + l - 2, ".c"))
+			csrc = 1;
+	}
+	if (!compile || !csrc || !obj)
+		return NULL;
+	if (strlen(obj) < 3 || strcmp(obj + strlen(obj) - 2, ".o"))
+		return NULL;
+	return obj;
+}
+
+static void capture_name(char *out, size_t size, const char *dir,
+			 const char *obj, const char *suffix)
+{
+	size_t n = (size_t)snprintf(out, size, "%s/", dir);
+
+	if (!strncmp(obj, "./", 2))
+		obj += 2;
+	for (; *obj && n + 1 < size; obj++)
+		out[n++] = *obj == '/' ? '%' : *obj;
+	out[n] = '\0';
+	if (n + strlen(suffix) + 1 < size)
+		memcpy(out + n, suffix, strlen(suffix) + 1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("KWARN_CAPTURE_DIR");
+	const char *obj;
+	char tmp[PATH_MAX], final[PATH_MAX], head[PATH_MAX + 64], buf[8192];
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], fd = -1, status, hlen;
+	pid_t pid;
+	ssize_t n;
+
+	if (argc < 2) {
+		fputs("usage: kwarn-cc COMPILER [ARGS...]\n", stderr);
+		return 2;
+	}
+	obj = dir && *dir ? compiled_object(argc - 1, argv + 1) : NULL;
+	if (!obj) {
+		execvp(argv[1], argv + 1);
+		fprintf(stderr, "kwarn-cc: cannot run '%s': %s\n", argv[1],
+			strerror(errno));
+		return 127;
+	}
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		fprintf(stderr, "kwarn-cc: pipe: %s\n", strerror(errno));
+		return 127;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	if (posix_spawnp(&pid, argv[1], &fa, NULL, argv + 1, environ)) {
+		fprintf(stderr, "kwarn-cc: cannot run '%s': %s\n", argv[1],
+			strerror(errno));
+		return 127;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+
+	capture_name(tmp, sizeof(tmp), dir, obj, ".tmp");
+	capture_name(final, sizeof(final), dir, obj, ".log");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fprintf(stderr, "kwarn-cc: cannot create '%s': %s\n", tmp,
+			strerror(errno));
+	/* placeholder header, rewritten with the status at the end */
+	hlen = snprintf(head, sizeof(head), "kwarn-cc rc=%-4d obj=%s\n", 0,
+			obj);
+	if (fd >= 0 && write_all(fd, head, (size_t)hlen))
+		fd = -1;
+	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		write_all(2, buf, (size_t)n);
+		if (fd >= 0 && write_all(fd, buf, (size_t)n)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (fd >= 0) {
+		int rc = WIFEXITED(status) ? WEXITSTATUS(status) :
+					     128 + WTERMSIG(status);
+
+		hlen = snprintf(head, sizeof(head), "kwarn-cc rc=%-4d obj=%s\n",
+				rc > 9999 ? 9999 : rc, obj);
+		if (pwrite(fd, head, (size_t)hlen, 0) != hlen ||
+		    close(fd) || rename(tmp, final))
+			fprintf(stderr, "kwarn-cc: cannot save '%s'\n", final);
+	}
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

@@ -93,7 +93,7 @@ static const char *const stmt_sql[ST_MAX] = {
 	[ST_DIAG] = "INSERT INTO diagnostics(build_id, object_id, identity_id,"
 		    " kind, option, werror, file, line, col, function, message,"
 		    " source, include_chain, carried)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0)",
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_NOTE] = "INSERT INTO notes(diag_id, seq, file, line, col, message,"
 		    " source) VALUES (?,?,?,?,?,?,?)",
 	[ST_IDENT] = "INSERT INTO identities(fingerprint, kind, file, function,"
@@ -112,6 +112,7 @@ struct build_writer {
 	sqlite3_stmt *st[ST_MAX];
 	long long build_id, commit_id;
 	int failed;
+	int carried;		/* diagnostics added now are carried */
 	unsigned long unparsed;
 	struct hmap idents;	/* fingerprint -> identity id */
 	struct hmap placed;	/* key hash ^ line/col -> identity id */
@@ -394,6 +395,7 @@ void bw_diag(struct build_writer *w, long long object_id,
 	db_bind_text(st, 11, d->message ? d->message : "");
 	db_bind_text(st, 12, d->source);
 	db_bind_text(st, 13, d->include_chain);
+	db_bind_int(st, 14, w->carried, 0);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("cannot store diagnostic: %s", sqlite3_errmsg(w->db));
 		w->failed = 1;
@@ -484,6 +486,11 @@ out:
 	sqlite3_finalize(map);
 	sqlite3_finalize(notes);
 	return ret;
+}
+
+void bw_set_carried(struct build_writer *w, int carried)
+{
+	w->carried = carried;
 }
 
 void bw_add_unparsed(struct build_writer *w, unsigned long n)

@@ -87,6 +87,12 @@ void bw_diag(struct build_writer *w, long long object_id,
 int bw_carry(struct build_writer *w, long long object_id,
 	     long long prev_build_id, const char *path);
 
+/*
+ * Mark the diagnostics added from now on as carried (1): their object was
+ * not rebuilt at this point and they come from its last compile.
+ */
+void bw_set_carried(struct build_writer *w, int carried);
+
 /* Lines read that could not be parsed, added to the build row. */
 void bw_add_unparsed(struct build_writer *w, unsigned long n);
 

@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tree.h"
+#include "util.h"
+#include "banned.h"
+
+int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return error("%s: %s", what, e && e->message ? e->message : "unknown");
+}
+
+static void tree_init_lib(void)
+{
+	static int done;
+
+	if (!done) {
+		git_libgit2_init();
+		/* the cache is ours: skip fsync and ownership checks */
+		git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 0);
+		git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+		done = 1;
+	}
+}
+
+void tree_free(struct tree *t)
+{
+	if (!t)
+		return;
+	git_repository_free(t->repo);
+	free(t->name);
+	free(t->version);
+	free(t->kind);
+	free(t->source);
+	free(t->sha256);
+	free(t->dir);
+	free(t->src);
+	free(t);
+}
+
+/* "6.1.192" from the tree's top Makefile; NULL if it is not a kernel. */
+static char *kernel_version(const char *src)
+{
+	char *path = xstrfmt("%s/Makefile", src), *buf = NULL, *ver = NULL;
+	long v[3] = { -1, -1, -1 };
+	static const char *const keys[] = { "VERSION = ", "PATCHLEVEL = ",
+					    "SUBLEVEL = " };
+
+	if (access(path, R_OK))
+		goto out;
+	if (util_read_file(&buf, NULL, path, 1 << 20))
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		char *p = strstr(buf, keys[i]);
+
+		if (p && (p == buf || p[-1] == '\n'))
+			v[i] = strtol(p + strlen(keys[i]), NULL, 10);
+	}
+	if (v[0] >= 0 && v[1] >= 0)
+		ver = v[2] > 0 ? xstrfmt("%ld.%ld.%ld", v[0], v[1], v[2]) :
+				 xstrfmt("%ld.%ld", v[0], v[1]);
+out:
+	free(path);
+	free(buf);
+	return ver;
+}
+
+static int is_kernel_tree(const char *src)
+{
+	char *a = xstrfmt("%s/scripts/kconfig/merge_config.sh", src);
+	char *b = xstrfmt("%s/arch/x86/Makefile", src);
+	int ok = !access(a, R_OK) && !access(b, R_OK);
+
+	free(a);
+	free(b);
+	return ok;
+}
+
+/* The tree name from a tarball path: "linux-source-6.1". */
+static char *name_from_tarball(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name = xstrdup(base ? base + 1 : path), *dot;
+
+	dot = strstr(name, ".tar");
+	if (dot)
+		*dot = '\0';
+	return name;
+}
+
+/* The single directory that a tarball unpacked into DIR, or DIR itself. */
+static char *unpacked_root(const char *dir)
+{
+	char *found = NULL;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return xstrdup(dir);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		n++;
+		free(found);
+		found = xstrfmt("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (n == 1 && util_is_dir(found))
+		return found;
+	free(found);
+	return xstrdup(dir);
+}
+
+static int write_oid_file(const char *path, const git_oid *oid)
+{
+	char hex[GIT_OID_HEXSZ + 2];
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	hex[GIT_OID_HEXSZ] = '\n';
+	return util_write_file(path, hex, GIT_OID_HEXSZ + 1);
+}
+
+static int read_oid_file(git_oid *out, const char *path)
+{
+	char *buf = NULL;
+	int ret = -1;
+
+	if (access(path, R_OK))
+		return -1;
+	if (util_read_file(&buf, NULL, path, 4096))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!git_oid_fromstr(out, buf))
+		ret = 0;
+	free(buf);
+	return ret;
+}
+
+/* Import the work tree of T as its base commit. */
+static int import_worktree(struct tree *t)
+{
+	git_repository_init_options opts;
+	git_index *index = NULL;
+	git_tree *gtree = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_oid;
+	char *gitdir = xstrfmt("%s/git", t->dir), *mk = NULL, *msg = NULL;
+	struct stat st;
+	int ret = -1;
+
+	git_repository_init_options_init(&opts,
+					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
+	opts.workdir_path = t->src;
+	if (git_repository_init_ext(&t->repo, gitdir, &opts)) {
+		git_fail("cannot create repository");
+		goto out;
+	}
+	if (git_repository_index(&index, t->repo) ||
+	    git_index_add_all(index, NULL, GIT_INDEX_ADD_FORCE, NULL, NULL) ||
+	    git_index_write(index) ||
+	    git_index_write_tree(&tree_oid, index)) {
+		git_fail("cannot import the tree");
+		goto out;
+	}
+	/* a fixed author and the date of the tree's Makefile: same id
+	   on every machine */
+	mk = xstrfmt("%s/Makefile", t->src);
+	if (stat(mk, &st))
+		st.st_mtime = 0;
+	msg = xstrfmt("Import %s %s\n", t->name,
+		      t->version ? t->version : "");
+	if (git_signature_new(&sig, "kwarn", "kwarn@localhost",
+			      (git_time_t)st.st_mtime, 0) ||
+	    git_tree_lookup(&gtree, t->repo, &tree_oid) ||
+	    git_commit_create_v(&t->base, t->repo, NULL, sig, sig, NULL, msg,
+				gtree, 0) ||
+	    git_repository_set_head_detached(t->repo, &t->base)) {
+		git_fail("cannot commit the imported tree");
+		goto out;
+	}
+	t->head = t->base;
+	t->have_head = 1;
+	ret = 0;
+out:
+	git_index_free(index);
+	git_tree_free(gtree);
+	git_signature_free(sig);
+	free(gitdir);
+	free(mk);
+	free(msg);
+	return ret;
+}
+
+static int open_cached(struct tree *t, const char *marker)
+{
+	char *gitdir = xstrfmt("%s/git", t->dir);
+	int ret = -1;
+
+	if (read_oid_file(&t->base, marker))
+		goto out;
+	if (git_repository_open_ext(&t->repo, gitdir,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		git_fail("cannot open the cached tree");
+		goto out;
+	}
+	if (git_repository_set_workdir(t->repo, t->src, 0)) {
+		git_fail("cannot set the work tree");
+		goto out;
+	}
+	{
+		git_reference *head = NULL;
+
+		if (!git_repository_head(&head, t->repo)) {
+			t->head = *git_reference_target(head);
+			t->have_head = 1;
+		}
+		git_reference_free(head);
+	}
+	ret = 0;
+out:
+	free(gitdir);
+	return ret;
+}
+
+int tree_import(struct tree **out, const char *spec)
+{
+	struct tree *t = xcalloc(1, sizeof(*t));
+	char sha[65] = "", *marker = NULL, *tmp = NULL, *root = NULL;
+	struct stat st;
+	int ret = -1;
+
+	*out = NULL;
+	tree_init_lib();
+	if (stat(spec, &st)) {
+		error("cannot read tree '%s': %s", spec, strerror(errno));
+		goto out;
+	}
+	t->source = realpath(spec, NULL);
+	if (!t->source)
+		t->source = xstrdup(spec);
+	if (S_ISDIR(st.st_mode)) {
+		/* an unpacked tree: keyed by path, copied into the cache */
+		if (!is_kernel_tree(spec)) {
+			error("'%s' is not a kernel tree", spec);
+			goto out;
+		}
+		t->kind = xstrdup("dir");
+		t->name = xstrdup(strrchr(t->source, '/') ?
+					  strrchr(t->source, '/') + 1 :
+					  t->source);
+		util_sha256_hex(sha, t->source, strlen(t->source));
+	} else {
+		t->kind = xstrdup("tarball");
+		t->name = name_from_tarball(spec);
+		if (util_sha256_file(sha, spec))
+			goto out;
+		t->sha256 = xstrdup(sha);
+	}
+	t->dir = xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), t->name, sha);
+	t->src = xstrfmt("%s/src", t->dir);
+	marker = xstrfmt("%s/imported", t->dir);
+	if (!access(marker, R_OK) && !open_cached(t, marker)) {
+		t->version = kernel_version(t->src);
+		*out = t;
+		t = NULL;
+		ret = 0;
+		goto out;
+	}
+	/* (re)build the cache entry from scratch */
+	if (util_is_dir(t->dir) && util_rm_rf(t->dir))
+		goto out;
+	tmp = xstrfmt("%s/unpack", t->dir);
+	if (util_mkdir_p(tmp))
+		goto out;
+	if (!strcmp(t->kind, "tarball")) {
+		const char *argv[] = { "tar", "-xf", t->source, "-C", tmp,
+				       "--no-same-owner", NULL };
+		int rc = util_run(argv, NULL, NULL, NULL);
+
+		if (rc) {
+			error("cannot unpack '%s' (tar exit %d): truncated or corrupt tarball, or disk full?",
+			      spec, rc);
+			goto out;
+		}
+		root = unpacked_root(tmp);
+	} else {
+		const char *argv[] = { "cp", "-a", "--", t->source, tmp, NULL };
+
+		if (util_run(argv, NULL, NULL, NULL)) {
+			error("cannot copy '%s' into the cache", spec);
+			goto out;
+		}
+		root = unpacked_root(tmp);
+	}
+	if (!is_kernel_tree(root)) {
+		error("'%s' is not a kernel tree", spec);
+		goto out;
+	}
+	if (rename(root, t->src)) {
+		error("cannot move '%s': %s", root, strerror(errno));
+		goto out;
+	}
+	rmdir(tmp);
+	t->version = kernel_version(t->src);
+	if (import_worktree(t) || write_oid_file(marker, &t->base))
+		goto out;
+	*out = t;
+	t = NULL;
+	ret = 0;
+out:
+	if (t && t->dir && ret)
+		util_rm_rf(t->dir); /* never leave a half import behind */
+	tree_free(t);
+	free(marker);
+	free(tmp);
+	free(root);
+	return ret;
+}
+
+int tree_open_repo(struct tree **out, const char *path)
+{
+	struct tree *t = xcalloc(1, sizeof(*t));
+	git_repository *user = NULL;
+	git_repository_init_options opts;
+	char sha[65], *gitdir = NULL, *alt = NULL, *altdir = NULL;
+	char *altfile = NULL;
+	const char *objdir;
+	int ret = -1;
+
+	*out = NULL;
+	tree_init_lib();
+	if (git_repository_open_ext(&user, path, 0, NULL)) {
+		git_fail("cannot open repository");
+		goto out;
+	}
+	t->kind = xstrdup("repo");
+	t->source = realpath(path, NULL);
+	if (!t->source)
+		t->source = xstrdup(path);
+	t->name = xstrdup(strrchr(t->source, '/') ?
+				  strrchr(t->source, '/') + 1 :
+				  t->source);
+	util_sha256_hex(sha, t->source, strlen(t->source));
+	t->dir = xstrfmt("%s/trees/repo-%s-%.12s", util_cache_dir(), t->name,
+			 sha);
+	t->src = xstrfmt("%s/src", t->dir);
+	gitdir = xstrfmt("%s/git", t->dir);
+	if (util_mkdir_p(t->src))
+		goto out;
+	git_repository_init_options_init(&opts,
+					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	opts.flags = GIT_REPOSITORY_INIT_MKPATH |
+		     GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
+	opts.workdir_path = t->src;
+	if (git_repository_init_ext(&t->repo, gitdir, &opts)) {
+		git_fail("cannot create repository");
+		goto out;
+	}
+	/* borrow the user's objects: nothing is copied */
+	objdir = git_repository_commondir(user);
+	altdir = xstrfmt("%s/objects/info", gitdir);
+	alt = xstrfmt("%sobjects\n", objdir);
+	altfile = xstrfmt("%s/alternates", altdir);
+	if (util_mkdir_p(altdir) || util_write_file(altfile, alt, strlen(alt)))
+		goto out;
+	git_repository_free(t->repo);
+	t->repo = NULL;
+	if (git_repository_open_ext(&t->repo, gitdir,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) ||
+	    git_repository_set_workdir(t->repo, t->src, 0)) {
+		git_fail("cannot open the cached repository");
+		goto out;
+	}
+	{
+		git_reference *head = NULL;
+
+		if (!git_repository_head(&head, t->repo)) {
+			t->head = *git_reference_target(head);
+			t->have_head = 1;
+		}
+		git_reference_free(head);
+	}
+	*out = t;
+	t = NULL;
+	ret = 0;
+out:
+	git_repository_free(user);
+	tree_free(t);
+	free(gitdir);
+	free(alt);
+	free(altdir);
+	free(altfile);
+	return ret;
+}
+
+int tree_checkout(struct tree *t, const git_oid *to)
+{
+	git_checkout_options opts;
+	git_commit *commit = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret = -1;
+
+	git_oid_tostr(hex, sizeof(hex), to);
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_commit_lookup(&commit, t->repo, to)) {
+		git_fail(hex);
+		goto out;
+	}
+	if (git_checkout_tree(t->repo, (const git_object *)commit, &opts) ||
+	    git_repository_set_head_detached(t->repo, to)) {
+		error("cannot check out %s into '%s': %s", hex, t->src,
+		      git_error_last() ? git_error_last()->message : "?");
+		goto out;
+	}
+	t->head = *to;
+	t->have_head = 1;
+	ret = 0;
+out:
+	git_commit_free(commit);
+	return ret;
+}
+
+void patch_mail_release(struct patch_mail *m)
+{
+	free(m->author_name);
+	free(m->author_email);
+	free(m->subject);
+	free(m->message);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A header's value, with folded continuation lines joined. */
+static char *header(const char *text, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = text;
+	struct strbuf sb = STRBUF_INIT;
+
+	while (*p && *p != '\n') {
+		const char *eol = strchr(p, '\n');
+
+		if (!eol)
+			eol = p + strlen(p);
+		if (!strncasecmp(p, name, nl) && p[nl] == ':') {
+			const char *v = p + nl + 1;
+
+			while (*v == ' ')
+				v++;
+			strbuf_add(&sb, v, (size_t)(eol - v));
+			p = *eol ? eol + 1 : eol;
+			while (*p == ' ' || *p == '\t') {
+				eol = strchr(p, '\n');
+				if (!eol)
+					eol = p + strlen(p);
+				while (*p == ' ' || *p == '\t')
+					p++;
+				strbuf_addch(&sb, ' ');
+				strbuf_add(&sb, p, (size_t)(eol - p));
+				p = *eol ? eol + 1 : eol;
+			}
+			return strbuf_detach(&sb, NULL);
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return NULL;
+}
+
+int patch_mail_read(struct patch_mail *out, const char *text)
+{
+	char *from = NULL, *date = NULL, *subj = NULL, *lt;
+	const char *body, *end, *s;
+	struct strbuf msg = STRBUF_INIT;
+	struct tm tm;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	/* skip the mbox "From <sha> <date>" line */
+	if (!strncmp(text, "From ", 5) && strchr(text, '\n'))
+		text = strchr(text, '\n') + 1;
+	from = header(text, "From");
+	date = header(text, "Date");
+	subj = header(text, "Subject");
+	if (!from || !date || !subj) {
+		error("not a git format-patch mail: missing %s header",
+		      !from ? "From" : !date ? "Date" : "Subject");
+		goto out;
+	}
+	lt = strchr(from, '<');
+	if (lt && strchr(lt, '>')) {
+		char *n_end = lt;
+
+		while (n_end > from && n_end[-1] == ' ')
+			n_end--;
+		out->author_name = xstrndup(from, (size_t)(n_end - from));
+		out->author_email =
+			xstrndup(lt + 1, (size_t)(strchr(lt, '>') - lt - 1));
+	} else {
+		out->author_name = xstrdup(from);
+		out->author_email = xstrdup("");
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (!strptime(date, "%a, %d %b %Y %H:%M:%S %z", &tm) &&
+	    !strptime(date, "%d %b %Y %H:%M:%S %z", &tm)) {
+		error("cannot read the patch date '%s'", date);
+		goto out;
+	}
+	out->tz_minutes = (int)(tm.tm_gmtoff / 60);
+	out->date = (long long)timegm(&tm) - tm.tm_gmtoff;
+	s = subj;
+	if (*s == '[' && strchr(s, ']')) {
+		s = strchr(s, ']') + 1;
+		while (*s == ' ')
+			s++;
+	}
+	out->subject = xstrdup(s);
+	/* the body: after the blank line that ends the headers, up to --- */
+	body = strstr(text, "\n\n");
+	body = body ? body + 2 : text + strlen(text);
+	end = strstr(body, "\n---\n");
+	if (!end)
+		end = strstr(body, "\ndiff --git ");
+	if (!end)
+		end = body + strlen(body);
+	strbuf_addstr(&msg, out->subject);
+	strbuf_addch(&msg, '\n');
+	while (body < end && *body == '\n')
+		body++;
+	if (body < end) {
+		strbuf_addch(&msg, '\n');
+		strbuf_add(&msg, body, (size_t)(end - body));
+		strbuf_addch(&msg, '\n');
+	}
+	out->message = strbuf_detach(&msg, NULL);
+	ret = 0;
+out:
+	if (ret)
+		patch_mail_release(out);
+	free(from);
+	free(date);
+	free(subj);
+	return ret;
+}
+
+/* Added-line ranges of DIFF as JSON text. */
+static char *changes_json(git_diff *diff)
+{
+	json_t *obj = json_object();
+	size_t nd = git_diff_num_deltas(diff);
+	char *text;
+
+	for (size_t i = 0; i < nd; i++) {
+		git_patch *patch = NULL;
+		json_t *ranges = json_array();
+		long first = -1, last = -1;
+		const git_diff_delta *delta;
+
+		if (git_patch_from_diff(&patch, diff, i) || !patch) {
+			json_decref(ranges);
+			continue;
+		}
+		delta = git_patch_get_delta(patch);
+		for (size_t h = 0; h < git_patch_num_hunks(patch); h++) {
+			int nl = git_patch_num_lines_in_hunk(patch, h);
+
+			for (int l = 0; l < nl; l++) {
+				const git_diff_line *line = NULL;
+
+				if (git_patch_get_line_in_hunk(&line, patch, h,
+							       (size_t)l) ||
+				    line->origin != GIT_DIFF_LINE_ADDITION)
+					continue;
+				if (first >= 0 && line->new_lineno == last + 1) {
+					last = line->new_lineno;
+					continue;
+				}
+				if (first >= 0)
+					json_array_append_new(
+						ranges,
+						json_pack("[II]",
+							  (json_int_t)first,
+							  (json_int_t)last));
+				first = last = line->new_lineno;
+			}
+		}
+		if (first >= 0)
+			json_array_append_new(ranges,
+					      json_pack("[II]",
+							(json_int_t)first,
+							(json_int_t)last));
+		if (delta->new_file.path && json_array_size(ranges))
+			json_object_set_new(obj, delta->new_file.path, ranges);
+		else
+			json_decref(ranges);
+		git_patch_free(patch);
+	}
+	text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(obj);
+	return text;
+}
+
+int tree_apply_patch(git_oid *out, char **changed_out, char **err_out,
+		     struct tree *t, const git_oid *parent, const char *path,
+		     struct patch_mail *mail)
+{
+	git_commit *pc = NULL;
+	git_tree *ptree = NULL, *ntree = NULL;
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_oid;
+	char *text = NULL, *start, *sigline;
+	size_t len;
+	int ret = -1;
+
+	*err_out = NULL;
+	*changed_out = NULL;
+	if (util_read_file(&text, &len, path, 64 << 20)) {
+		*err_out = xstrfmt("cannot read '%s'", path);
+		return -1;
+	}
+	if (patch_mail_read(mail, text)) {
+		*err_out = xstrfmt("'%s' is not a git format-patch file", path);
+		goto out;
+	}
+	start = strstr(text, "\ndiff --git ");
+	if (!start) {
+		*err_out = xstrfmt("'%s' has no diff", path);
+		error("%s", *err_out);
+		goto out;
+	}
+	start++;
+	/* drop the "-- \n2.39.5" signature that format-patch appends */
+	sigline = strstr(start, "\n-- \n");
+	if (sigline)
+		sigline[1] = '\0';
+	if (git_diff_from_buffer(&diff, start, strlen(start))) {
+		*err_out = xstrfmt("cannot parse '%s': %s", path,
+				   git_error_last()->message);
+		error("%s", *err_out);
+		goto out;
+	}
+	if (git_commit_lookup(&pc, t->repo, parent) ||
+	    git_commit_tree(&ptree, pc)) {
+		*err_out = xstrfmt("cannot read the parent commit");
+		git_fail(*err_out);
+		goto out;
+	}
+	if (git_apply_to_tree(&index, t->repo, ptree, diff, NULL)) {
+		*err_out = xstrfmt("patch '%s' does not apply: %s", path,
+				   git_error_last() ?
+					   git_error_last()->message :
+					   "?");
+		error("%s", *err_out);
+		goto out;
+	}
+	if (git_index_write_tree_to(&tree_oid, index, t->repo) ||
+	    git_tree_lookup(&ntree, t->repo, &tree_oid) ||
+	    git_signature_new(&sig, mail->author_name, mail->author_email,
+			      (git_time_t)mail->date, mail->tz_minutes) ||
+	    git_commit_create_v(out, t->repo, NULL, sig, sig, NULL,
+				mail->message, ntree, 1, pc)) {
+		*err_out = xstrfmt("cannot commit '%s'", path);
+		git_fail(*err_out);
+		goto out;
+	}
+	*changed_out = changes_json(diff);
+	ret = 0;
+out:
+	git_commit_free(pc);
+	git_tree_free(ptree);
+	git_tree_free(ntree);
+	git_diff_free(diff);
+	git_index_free(index);
+	git_signature_free(sig);
+	free(text);
+	return ret;
+}
+
+int tree_commit_changes(char **changed_out, struct tree *t,
+			const git_oid *commit)
+{
+	git_commit *c = NULL, *p = NULL;
+	git_tree *ct = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	int ret = -1;
+
+	*changed_out = NULL;
+	if (git_commit_lookup(&c, t->repo, commit) || git_commit_tree(&ct, c))
+		goto fail;
+	if (git_commit_parentcount(c) &&
+	    (git_commit_parent(&p, c, 0) || git_commit_tree(&pt, p)))
+		goto fail;
+	if (git_diff_tree_to_tree(&diff, t->repo, pt, ct, NULL))
+		goto fail;
+	*changed_out = changes_json(diff);
+	ret = 0;
+	goto out;
+fail:
+	git_fail("cannot diff commit");
+out:
+	git_diff_free(diff);
+	git_tree_free(ct);
+	git_tree_free(pt);
+	git_commit_free(c);
+	git_commit_free(p);
+	return ret;
+}
+
+int tree_range(git_oid **out, size_t *nr_out, struct tree *t,
+	       const char *range)
+{
+	git_revwalk *walk = NULL;
+	git_object *base = NULL;
+	char *dots = strstr(range, ".."), *b = NULL;
+	git_oid oid, *list = NULL;
+	size_t n = 1;
+	int ret = -1;
+
+	*out = NULL;
+	*nr_out = 0;
+	if (!dots) {
+		return error("range '%s' is not BASE..TIP", range);
+	}
+	b = xstrndup(range, (size_t)(dots - range));
+	if (git_revparse_single(&base, t->repo, b)) {
+		git_fail(b);
+		goto out;
+	}
+	if (git_revwalk_new(&walk, t->repo) ||
+	    git_revwalk_push_range(walk, range)) {
+		git_fail(range);
+		goto out;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	git_revwalk_simplify_first_parent(walk);
+	list = xmalloc(sizeof(*list));
+	git_oid_cpy(&list[0], git_object_id(base));
+	while (!git_revwalk_next(&oid, walk)) {
+		list = xrealloc(list, (n + 1) * sizeof(*list));
+		git_oid_cpy(&list[n++], &oid);
+	}
+	*out = list;
+	*nr_out = n;
+	list = NULL;
+	ret = 0;
+out:
+	free(list);
+	free(b);
+	git_object_free(base);
+	git_revwalk_free(walk);
+	return ret;
+}
