@@ -26,6 +26,11 @@ int cmd_ingest(int argc, char **argv);
 int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		  const char *const *strip);
 
+/* parsedump.c */
+
+/* kwarn parse-dump [--count-only] [--chunk N] LOG|-: debug, no database */
+int cmd_parse_dump(int argc, char **argv);
+
 /* query.c */
 
 struct warn_filter {

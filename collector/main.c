@@ -16,13 +16,16 @@ static const struct {
 } commands[] = {
 	{ "ingest", cmd_ingest, "parse a saved build log into the database" },
 	{ "warnings", cmd_warnings, "list the warnings of a stored build" },
+	{ "parse-dump", cmd_parse_dump, NULL },
 };
 
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: kwarn COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
+		if (commands[i].help) /* NULL: hidden debug command */
+			fprintf(fp, "  %-10s %s\n", commands[i].name,
+				commands[i].help);
 }
 
 int main(int argc, char **argv)

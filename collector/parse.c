@@ -53,6 +53,7 @@ struct parser {
 	char *fresh_chain;	/* complete, not yet given to a diagnostic */
 
 	char **source_slot;	/* where the next source line goes */
+	long slot_line;		/* the line that source line must have */
 	unsigned long seq;
 	struct parse_stats stats;
 };
@@ -347,12 +348,34 @@ static void chain_line(struct parser *p, const char *s, size_t n)
 	}
 }
 
+/*
+ * Can the fresh include chain be for a diagnostic or note in FILE?  Not
+ * when FILE is the chain's translation unit, nor another ".c" file that
+ * the chain does not name: that is another compiler's line under make -j.
+ */
+static int chain_fits(const char *chain, const char *file)
+{
+	char *tu;
+	int fits;
+	size_t l;
+
+	if (!file)
+		return 1;
+	tu = chain_tu(chain);
+	fits = strcmp(tu, file) != 0;
+	free(tu);
+	l = strlen(file);
+	if (fits && l > 2 && !strcmp(file + l - 2, ".c"))
+		fits = chain_names(chain, file);
+	return fits;
+}
+
 /* Take the fresh chain for a diagnostic in FILE, or the one it had. */
 static char *chain_for(struct parser *p, const char *file)
 {
 	char *chain = NULL;
 
-	if (p->fresh_chain) {
+	if (p->fresh_chain && chain_fits(p->fresh_chain, file)) {
 		chain = p->fresh_chain;
 		p->fresh_chain = NULL;
 		if (file)
@@ -458,8 +481,10 @@ static void add_note(struct parser *p, const char *file, size_t flen,
 	size_t i;
 
 	/* A chain printed for a note is the note's; drop it. */
-	free(p->fresh_chain);
-	p->fresh_chain = NULL;
+	if (p->fresh_chain && chain_fits(p->fresh_chain, f)) {
+		free(p->fresh_chain);
+		p->fresh_chain = NULL;
+	}
 	for (i = p->nr_pending; f && i-- > 0;) {
 		if (diag_mentions(&p->pending[i], p->pending_fnfile[i], f)) {
 			d = &p->pending[i];
@@ -486,6 +511,7 @@ static void add_note(struct parser *p, const char *file, size_t flen,
 	note->message = clean_dup(msg, mlen);
 	note->source = NULL;
 	p->source_slot = &note->source;
+	p->slot_line = line;
 	p->stats.notes++;
 }
 
@@ -505,8 +531,10 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		d->kind = DIAG_WARNING;
 	d->include_chain = chain_for(p, d->file);
 	function_for(p, d, fnfile);
-	object_for(p, d);
+	if (kind == DIAG_WARNING || kind == DIAG_ERROR || kind == DIAG_FATAL)
+		object_for(p, d);
 	p->source_slot = &d->source;
+	p->slot_line = line;
 }
 
 /* "FILE: In function 'f':" and friends.  REST is after "FILE: ". */
@@ -700,8 +728,18 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 	size_t plen;
 	char *obj, *src;
 
-	if (!STARTS(s, n, "  CC ") || n < 12)
+	if (n < 12 || s[0] != ' ' || s[1] != ' ' || s[2] < 'A' || s[2] > 'Z')
 		return 0;
+	if (!STARTS(s, n, "  CC ")) {
+		/* LD, AR, MODPOST...: what follows is not a compile's */
+		for (size_t i = 2; i < 10; i++)
+			if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' ||
+			      s[i] == '[' || s[i] == ']'))
+				return 0;
+		free(p->last_object);
+		p->last_object = NULL;
+		return 1;
+	}
 	path = s + 4;
 	plen = n - 4;
 	while (plen && *path == ' ') {
@@ -729,26 +767,56 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 	return 1;
 }
 
+/*
+ * The unfilled source slot of a pending diagnostic or note at LINE, newest
+ * first: under make -j a source line may come after another compiler's
+ * diagnostic, and its gutter number tells whose it is.
+ */
+static char **source_slot_for(struct parser *p, long line)
+{
+	for (size_t i = p->nr_pending; i-- > 0;) {
+		struct diag *d = &p->pending[i];
+
+		for (size_t j = d->nr_notes; j-- > 0;)
+			if (d->notes[j].line == line && !d->notes[j].source)
+				return &d->notes[j].source;
+		if (d->line == line && !d->source)
+			return &d->source;
+	}
+	return NULL;
+}
+
 /* A "  12 | code" or "     |   ^~~" line, or a fix-it "+++ |+" line. */
 static int source_line(struct parser *p, const char *s, size_t n)
 {
-	size_t i = 0;
-	int digits = 0;
+	size_t i = 0, start;
+	long num = 0;
+	int digits = 0, plus = 0;
+	char **slot;
 
 	while (i < n && s[i] == ' ')
 		i++;
 	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '+')) {
+		if (s[i] == '+')
+			plus = 1;
+		else if (num < 100000000)
+			num = num * 10 + (s[i] - '0');
 		i++;
 		digits = 1;
 	}
-	if (i + 1 > n || s[i] != ' ' || i + 1 >= n || s[i + 1] != '|')
+	if (i + 1 >= n || s[i] != ' ' || s[i + 1] != '|')
 		return 0;
-	if (digits && p->source_slot && !*p->source_slot) {
-		size_t start = i + 2;
-
+	if (!digits || plus)
+		return 1;
+	if (p->source_slot && !*p->source_slot && p->slot_line == num)
+		slot = p->source_slot;
+	else
+		slot = source_slot_for(p, num);
+	if (slot) {
+		start = i + 2;
 		if (start < n && s[start] == ' ')
 			start++;
-		*p->source_slot = clean_dup(s + start, n - start);
+		*slot = clean_dup(s + start, n - start);
 	}
 	return 1;
 }
@@ -766,6 +834,17 @@ static void parse_line(struct parser *p, const char *s, size_t n)
 				i += 2;
 				while (i < n && !((s[i] >= 'A' && s[i] <= 'Z') ||
 						  (s[i] >= 'a' && s[i] <= 'z')))
+					i++;
+				continue;
+			}
+			/* OSC, as in GCC's URL links: ESC ] ... BEL or ESC \ */
+			if (s[i] == '\x1b' && i + 1 < n && s[i + 1] == ']') {
+				i += 2;
+				while (i < n && s[i] != '\a' &&
+				       !(s[i] == '\x1b' && i + 1 < n &&
+					 s[i + 1] == '\\'))
+					i++;
+				if (i < n && s[i] == '\x1b')
 					i++;
 				continue;
 			}
@@ -796,7 +875,6 @@ static void parse_line(struct parser *p, const char *s, size_t n)
 		p->source_slot = NULL;
 		return;
 	}
-	p->in_chain = 0;
 	if (STARTS(s, n, "In file included from ")) {
 		strbuf_reset(&p->chain);
 		chain_line(p, s + 22, n - 22);

@@ -48,7 +48,8 @@ struct diag {
 	int werror;		/* promoted by -Werror */
 	char *message;		/* without the [option] suffix */
 	char *source;		/* the source line, or NULL */
-	char *include_chain;	/* "a.c:1" or "a.c:1 <- b.h:7", or NULL */
+	char *include_chain;	/* "a.c:1" or "b.h:7, a.c:1" (innermost
+				   first, as GCC prints it), or NULL */
 	char *object;		/* object from kbuild "CC" lines, or NULL */
 	struct diag_note *notes;
 	size_t nr_notes, alloc_notes;
