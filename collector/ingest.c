@@ -195,13 +195,25 @@ int cmd_ingest(int argc, char **argv)
 			if (nstrip + 1 < ARRAY_SIZE(strip))
 				strip[nstrip++] = optarg;
 			break;
+		case 'h':
+			ingest_usage();
+			return 0;
 		default:
 			ingest_usage();
 			return 2;
 		}
 	}
-	if (!dbpath || !tree || !ref || optind != argc - 1) {
-		ingest_usage();
+	if (!dbpath || !tree || !ref) {
+		error("missing %s (see kwarn ingest --help)",
+		      !dbpath ? "--db FILE" :
+		      !tree   ? "--tree NAME" :
+				"--commit REF");
+		return 2;
+	}
+	if (optind != argc - 1) {
+		error("%s (see kwarn ingest --help)",
+		      optind < argc ? "more than one log given" :
+				      "missing the log to read ('-' for stdin)");
 		return 2;
 	}
 	log = argv[optind];

@@ -99,6 +99,10 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	for (i = 1; i < len; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
 	return len;
 }
 

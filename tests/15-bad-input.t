@@ -1,0 +1,186 @@
+#!/bin/bash
+# Bad input to `kwarn ingest` and `kwarn warnings`: each case gives a
+# one-line error naming the thing and a non-zero exit, or is counted and
+# skipped; nothing crashes, and nothing already stored is lost or
+# half-written.
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+kwarn=$top/bin/kwarn
+data=$top/tests/data/parse
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/k.db
+n=0 failed=0
+
+echo "1..28"
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -s "$tmp/err" ] && sed 's/^/# stderr: /' "$tmp/err"
+	fi
+	return 0
+}
+# Succeeds when the command exited non-zero (but not by a signal) and
+# printed exactly one line on stderr that contains WORD.
+one_line_error() {
+	local rc=$1 word=$2
+	[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] &&
+		[ "$(wc -l <"$tmp/err")" = 1 ] && grep -qF -- "$word" "$tmp/err"
+}
+ingest() { # COMMIT LOG [more args]
+	local c=$1 log=$2
+	shift 2
+	"$kwarn" ingest --db "$db" --tree t --commit "$c" "$@" "$log" \
+		>"$tmp/out" 2>"$tmp/err"
+}
+sql() { sqlite3 "$db" "$@"; }
+unparsed_of() { sql "SELECT unparsed_lines FROM builds b JOIN commits c ON c.id = b.commit_id WHERE c.sha = '$1' ORDER BY b.id DESC LIMIT 1"; }
+warnings_of() { "$kwarn" warnings --db "$db" --commit "$1" 2>"$tmp/err"; }
+
+# A good build first: everything below must leave it intact.
+ingest good "$data/kbuild.log"
+ok $? "a good log ingests"
+warnings_of good >"$tmp/good.before"
+good_count=$(grep -c ': warning:' "$tmp/good.before")
+ok $((good_count != 4)) "it has its 4 compiler warnings ($good_count)"
+
+ingest empty /dev/null
+ok $? "empty log: ingested"
+[ -z "$(warnings_of empty)" ]
+ok $? "empty log: no warnings"
+
+head -c 1048576 /dev/urandom >"$tmp/garbage"
+ingest garbage "$tmp/garbage"
+rc=$?
+ok $((rc != 0)) "1 MB of binary garbage: ingested, no crash (exit $rc)"
+"$kwarn" warnings --db "$db" --commit garbage --format json >"$tmp/g.json" \
+	2>"$tmp/err" && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/g.json"
+ok $? "garbage: stored warnings come back as valid JSON"
+
+# A 1 GB line, then a real log, through a pipe: streamed, not slurped.
+timev=
+[ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1 && timev=1
+{
+	head -c 1073741824 /dev/zero | tr '\0' a
+	echo
+	cat "$data/missing-break.log"
+} | if [ -n "$timev" ]; then
+	/usr/bin/time -v -o "$tmp/time" "$kwarn" ingest --db "$db" --tree t \
+		--commit huge - >"$tmp/out" 2>"$tmp/err"
+else
+	"$kwarn" ingest --db "$db" --tree t --commit huge - >"$tmp/out" \
+		2>"$tmp/err"
+fi
+ok $? "1 GB line then a real log from stdin: ingested"
+warnings_of huge | grep -q "missing-break.c:7:21: warning: this statement may fall through"
+ok $? "1 GB line: the warning after it is stored"
+[ "$(unparsed_of huge)" = 1 ]
+ok $? "1 GB line: counted as one unparsed line ($(unparsed_of huge))"
+if [ -n "$timev" ]; then
+	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time")
+	[ "$rss" -lt 65536 ]
+	ok $? "1 GB line: peak RSS ${rss} kB < 64 MB"
+else
+	ok 0 "# SKIP /usr/bin/time -v not installed"
+fi
+
+ingest truncated "$data/truncated.log"
+ok $? "truncated last line: ingested"
+[ "$(warnings_of truncated | grep -c ': warning:')" = 3 ] &&
+	[ "$(unparsed_of truncated)" = 1 ]
+ok $? "truncated last line: 3 warnings, the cut line counted unparsed"
+
+ingest unknown "$data/unknown-kinds.log"
+ok $? "unknown diagnostic kinds: ingested"
+[ "$(unparsed_of unknown)" = 2 ] &&
+	[ "$(warnings_of unknown | grep -c ': warning:')" = 1 ]
+ok $? "unknown kinds: 2 lines counted unparsed, the warning kept"
+
+ingest badutf8 "$data/bad-utf8.log"
+ok $? "invalid UTF-8: ingested"
+"$kwarn" warnings --db "$db" --commit badutf8 --format json 2>"$tmp/err" |
+	grep -q '"function": "demo_??ioctl"'
+ok $? "invalid UTF-8: replaced, and the JSON carries the function"
+
+# A database file that is not SQLite: refused, and left as it was.
+printf 'not a database at all\n%.0s' {1..100} >"$tmp/notdb.db"
+cp "$tmp/notdb.db" "$tmp/notdb.orig"
+"$kwarn" ingest --db "$tmp/notdb.db" --tree t --commit x \
+	"$data/missing-break.log" >/dev/null 2>"$tmp/err"
+one_line_error $? notdb.db && cmp -s "$tmp/notdb.db" "$tmp/notdb.orig"
+ok $? "not SQLite: one-line error naming it, file untouched"
+"$kwarn" warnings --db "$tmp/notdb.db" >/dev/null 2>"$tmp/err"
+one_line_error $? notdb.db
+ok $? "not SQLite: kwarn warnings refuses it too"
+
+# A database from a newer kwarn.
+cp "$db" "$tmp/newer.db"
+sqlite3 "$tmp/newer.db" "PRAGMA user_version = 999"
+"$kwarn" ingest --db "$tmp/newer.db" --tree t --commit x \
+	"$data/missing-break.log" >/dev/null 2>"$tmp/err"
+one_line_error $? newer.db && grep -q 999 "$tmp/err"
+ok $? "newer schema version: one-line error naming the file and version"
+[ "$(sqlite3 "$tmp/newer.db" 'PRAGMA user_version')" = 999 ]
+ok $? "newer schema: the file was not migrated or written"
+
+# A path where no file can be made (even root cannot create in /proc).
+"$kwarn" ingest --db /proc/kwarn-test/k.db --tree t --commit x \
+	"$data/missing-break.log" >/dev/null 2>"$tmp/err"
+one_line_error $? /proc/kwarn-test/k.db
+ok $? "unwritable database path: one-line error naming it"
+
+"$kwarn" ingest --db "$db" --tree t "$data/missing-break.log" \
+	>/dev/null 2>"$tmp/err"
+one_line_error $? -- --commit
+ok $? "--commit missing: one-line error naming --commit"
+
+"$kwarn" ingest --db "$db" --tree t --commit x "$tmp/no-such.log" \
+	>/dev/null 2>"$tmp/err"
+one_line_error $? no-such.log
+ok $? "missing log file: one-line error naming it"
+
+# Failing mid-way: a read error after the build was begun (a directory as
+# the log), and an ingest killed while it writes.
+builds_before=$(sql "SELECT COUNT(*) FROM builds")
+diags_before=$(sql "SELECT COUNT(*) FROM diagnostics")
+ingest readerr "$tmp"
+one_line_error $? "$tmp"
+ok $? "unreadable log (a directory): one-line error naming it"
+
+# Many warnings (so that rows are written), then the writer stalls: the
+# log comes through a FIFO that we hold open, and the ingest is killed.
+for i in $(seq 1 200); do
+	sed "s/missing-break/mb$i/g" "$data/missing-break.log"
+done >"$tmp/many.log"
+mkfifo "$tmp/fifo"
+"$kwarn" ingest --db "$db" --tree t --commit killed - <"$tmp/fifo" \
+	>/dev/null 2>&1 &
+pid=$!
+exec 3>"$tmp/fifo"
+cat "$tmp/many.log" >&3
+for _ in $(seq 1 50); do
+	[ "$(stat -c %s "$db-wal" 2>/dev/null || echo 0)" -gt 100000 ] && break
+	sleep 0.1
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+exec 3>&-
+[ "$(sql "SELECT COUNT(*) FROM builds")" = "$builds_before" ] &&
+	[ "$(sql "SELECT COUNT(*) FROM diagnostics")" = "$diags_before" ] &&
+	[ "$(sql "SELECT COUNT(*) FROM builds b JOIN commits c ON c.id = b.commit_id WHERE c.sha IN ('readerr', 'killed')")" = 0 ]
+ok $? "failed and killed ingests left no build and no diagnostic rows"
+[ "$(sql 'PRAGMA integrity_check')" = ok ]
+ok $? "database integrity_check ok after the kill"
+warnings_of good >"$tmp/good.after"
+cmp -s "$tmp/good.before" "$tmp/good.after"
+ok $? "the first build's warnings are all still there, unchanged"
+ingest again "$tmp/many.log"
+ok $? "the next ingest works (no stale lock)"
+
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]
