@@ -53,6 +53,19 @@ int maint_entry_matches(const struct maint *m, size_t idx, const char *file);
 
 /* api.c */
 
+/* A reference-counted, immutable body shared by cached answers. */
+struct blob {
+	int refs;
+	size_t len;
+	char data[];
+};
+
+/* A blob holding a copy of DATA, with one reference. */
+struct blob *blob_new(const char *data, size_t len);
+struct blob *blob_ref(struct blob *b);
+/* Drop one reference; the last one frees B.  NULL is fine. */
+void blob_unref(struct blob *b);
+
 /* One request as the router hands it to an endpoint. */
 struct api_req {
 	sqlite3 *db;		/* this thread's read-only connection */
@@ -66,7 +79,7 @@ struct api_reply {
 	json_t *json;		/* body (owned); NULL: use text/len */
 	char *text;		/* pre-built JSON body (owned, malloc'd) */
 	size_t len;
-	void *response;		/* a shared struct MHD_Response (with a ref) */
+	struct blob *blob;	/* shared pre-built body (one reference) */
 };
 
 /* Query parameter NAME of the request, or NULL. */
