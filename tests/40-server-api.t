@@ -1,0 +1,285 @@
+#!/bin/bash
+# kwarn-server's REST API against a database the real collector built from
+# gcc's own logs (tests/lib/server-fixture.sh): every endpoint, paging,
+# filters, counts checked against `kwarn warnings`, and bad input.
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+tmp=$(mktemp -d)
+SERVER_PID=
+trap '[ -n "$SERVER_PID" ] && kill $SERVER_PID 2>/dev/null; rm -rf "$tmp"' EXIT
+KWARN=${KWARN:-$top/bin/kwarn}
+KWARN_SERVER=${KWARN_SERVER:-$top/bin/kwarn-server}
+. tests/lib/server-fixture.sh
+n=0 failed=0
+
+ok() { # STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+	return 0
+}
+t() { # DESCRIPTION COMMAND...: ok if the command succeeds
+	local d=$1
+	shift
+	"$@"
+	ok $? "$d"
+}
+get() { curl -s --path-as-is "$BASE$1"; }
+code() { curl -s --path-as-is -o "$tmp/body" -w '%{http_code}' "${@:2}" "$BASE$1"; }
+jqe() { jq -e "$@" >/dev/null 2>&1; }
+# STATUS URL WORD: answered STATUS with a JSON error that mentions WORD
+err_is() {
+	local c
+	c=$(code "$2" "${@:4}")
+	[ "$c" = "$1" ] && jq -e --arg w "$3" '.error | contains($w)' \
+		"$tmp/body" >/dev/null
+}
+kw_count() { # COMMIT [STATE]: what the collector's own report says
+	"$KWARN" warnings --db "$DB" --commit "$1" ${2:+--state "$2"} \
+		--format json | jq length
+}
+
+fixture_build "$tmp"
+ok $? "fixture database built by kwarn ingest from gcc logs"
+
+# start-up checks
+"$KWARN_SERVER" --db "$DB" -n >"$tmp/out" 2>&1
+ok $? "-n accepts a good database"
+"$KWARN_SERVER" --db "$tmp/missing.db" -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "missing.db" "$tmp/out"
+ok $? "missing database: message naming it, exit $rc"
+head -c 4096 /dev/urandom >"$tmp/corrupt.db"
+"$KWARN_SERVER" --db "$tmp/corrupt.db" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "corrupt.db" "$tmp/out"
+ok $? "corrupt database: message naming it, exit $rc"
+{ printf 'SQLite format 3\0'; head -c 8000 /dev/urandom; } >"$tmp/bad.db"
+"$KWARN_SERVER" --db "$tmp/bad.db" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "bad.db" "$tmp/out"
+ok $? "database with a SQLite header and garbage: refused, exit $rc"
+"$KWARN_SERVER" --db "$DB" --listen 127.0.0.1:99999 -n >"$tmp/out" 2>&1
+[ $? -ne 0 ] && grep -q "port" "$tmp/out"
+ok $? "bad --listen port refused"
+
+# a copy of the dashboard, with a symlink pointing out of it
+cp -r "$top/web" "$tmp/web" && ln -s /etc "$tmp/web/etc-link"
+server_start "$DB" "$tmp/web"
+ok $? "server listens on a free loopback port ($PORT)"
+
+# health, runs, trees
+t "GET /api/health" jqe '.status == "ok"' <(get /api/health)
+get /api/runs >"$tmp/runs"
+t "GET /api/runs lists the run with 3 commits" \
+	jqe --argjson r "$RUN" 'length == 1 and .[0].id == $r and .[0].commits == 3' "$tmp/runs"
+t "GET /api/runs/{id} lists the commits in order" \
+	jqe --arg a "$C1" --arg b "$C2" --arg c "$C3" \
+	'[.commit_list[].sha] == [$a, $b, $c]' <(get /api/runs/$RUN)
+t "GET /api/trees groups runs by tree" \
+	jqe --argjson r "$RUN" '.[0].name == "kwtree" and .[0].runs[0].id == $r' \
+	<(get /api/trees)
+
+# burn-down against the collector's report
+get /api/runs/$RUN/burndown >"$tmp/bd"
+t "burn-down: one entry per commit, in series order" \
+	jqe --arg a "$C1" --arg b "$C2" --arg c "$C3" \
+	'[.[].commit] == [$a, $b, $c] and [.[].position] == [0, 1, 2]' "$tmp/bd"
+t "burn-down entries carry subject, counts, by_option and boot" \
+	jqe 'all(.[]; has("subject") and has("warnings") and has("new") and
+		has("fixed") and has("not_built") and has("by_option") and
+		has("boot"))' "$tmp/bd"
+i=0
+for c in "$C1" "$C2" "$C3"; do
+	for s in "" new fixed not_built; do
+		want=$(kw_count "$c" $s)
+		got=$(jq ".[$i].${s:-warnings}" "$tmp/bd")
+		[ "$want" = "$got" ]
+		ok $? "burn-down ${s:-warnings} at commit $i = kwarn warnings ($got = $want)"
+	done
+	i=$((i + 1))
+done
+t "warnings fall 6 -> 6 -> 2 with 1 new at c2, 3 fixed, 1 not built at c3" \
+	jqe '[.[].warnings] == [6, 6, 2] and .[1].new == 1 and .[2].fixed == 3
+		and .[2].not_built == 1' "$tmp/bd"
+t "counts by option add up to the total" \
+	jqe 'all(.[]; ([.by_option[]] | add // 0) == .warnings) and
+		.[0].by_option["-Wimplicit-fallthrough="] == 6' "$tmp/bd"
+t "boot verdict from the boots table, null where none" \
+	jqe '[.[].boot] == [null, "pass", null]' "$tmp/bd"
+get /api/runs/$RUN/burndown >"$tmp/bd2"
+t "second burn-down (cached) is identical" cmp -s "$tmp/bd" "$tmp/bd2"
+
+# commits/{id}/warnings
+for c in "$C1" "$C2" "$C3"; do
+	want=$(kw_count "$c")
+	got=$(get "/api/commits/$c/warnings" | jq .total)
+	[ "$want" = "$got" ]
+	ok $? "commit ${c:0:7}: total $got = kwarn warnings $want"
+done
+t "state=new at c2 is afs_c, introduced there, not fixed" \
+	jqe --arg b "$C2" '.total == 1 and .warnings[0].function == "afs_c" and
+		.warnings[0].introduced == $b and .warnings[0].fixed == null' \
+	<(get "/api/commits/$C2/warnings?state=new")
+t "state=fixed at c3: the 3 fixed, fixed there" \
+	jqe --arg c "$C3" '.total == 3 and all(.warnings[]; .fixed == $c)' \
+	<(get "/api/commits/$C3/warnings?state=fixed")
+t "state=not_built at c3: dev_x, not called fixed" \
+	jqe '.total == 1 and .warnings[0].function == "dev_x" and
+		.warnings[0].fixed == null' \
+	<(get "/api/commits/$C3/warnings?state=not_built")
+t "state=present at c2 excludes the new one" \
+	jqe '.total == 5 and all(.warnings[]; .state == "present")' \
+	<(get "/api/commits/$C2/warnings?state=present")
+cid=$(jq '.[1].id' "$tmp/bd")
+t "commit by numeric id" jqe --arg b "$C2" '.commit.sha == $b and .total == 6' \
+	<(get "/api/commits/$cid/warnings")
+t "commit by a 7-character sha prefix" jqe --arg b "$C2" '.commit.sha == $b' \
+	<(get "/api/commits/${C2:0:7}/warnings")
+
+# /api/warnings: fields, introduced/fixed, filters, paging
+get "/api/warnings?run=$RUN&commit=$C1" >"$tmp/w1"
+t "warnings at c1: 6 identities, each with every field" \
+	jqe '.total == 6 and (.warnings | length) == 6 and all(.warnings[];
+		has("file") and has("line") and has("column") and
+		has("function") and has("option") and has("message") and
+		has("introduced") and has("fixed") and
+		(.notes | length) >= 1 and all(.notes[]; has("file") and
+		has("line") and has("column") and has("message")))' "$tmp/w1"
+t "a header warning printed by 2 objects is one warning, seen 2" \
+	jqe '[.warnings[] | select(.file == "include/linux/kwhdr.h")] |
+		length == 1 and .[0].seen == 2' "$tmp/w1"
+t "present from the start: introduced is the run's base" \
+	jqe --arg a "$C1" 'all(.warnings[]; .introduced == $a)' "$tmp/w1"
+t "fw_a's first fall-through is fixed by c2, the others by c3" \
+	jqe --arg b "$C2" --arg c "$C3" '[.warnings[] |
+		select(.function == "fw_a") | .fixed] == [$b, $c, $c]' "$tmp/w1"
+t "the reproducer names the object" \
+	jqe '.warnings[0].reproducer | test("^make O=.* drivers/firewire/core-device.o$")' \
+	"$tmp/w1"
+t "default point is the run's last commit" \
+	jqe --arg c "$C3" '.commit.sha == $c and .total == 2' \
+	<(get "/api/warnings?run=$RUN")
+t "filter file=" jqe '.total == 3' \
+	<(get "/api/warnings?commit=$C1&file=drivers/firewire/core-device.c")
+t "filter function=" jqe '.total == 1 and .warnings[0].function == "afs_b"' \
+	<(get "/api/warnings?commit=$C1&function=afs_b")
+t "filter option= with or without -W" \
+	jqe -s '.[0].total == 6 and .[1].total == 6' \
+	<(get "/api/warnings?commit=$C1&option=implicit-fallthrough=";
+	  get "/api/warnings?commit=$C1&option=-Wimplicit-fallthrough%3D")
+t "filter option= that matches nothing" jqe '.total == 0' \
+	<(get "/api/warnings?commit=$C1&option=-Wunused")
+t "filter subsystem=" \
+	jqe '.total == 3 and all(.warnings[]; .file | startswith("drivers/firewire/"))' \
+	<(get "/api/warnings?commit=$C1&subsystem=FIREWIRE%20SUBSYSTEM")
+get "/api/warnings?commit=$C1&limit=4&offset=0" >"$tmp/p1"
+get "/api/warnings?commit=$C1&limit=4&offset=4" >"$tmp/p2"
+t "paging: 4 + 2, total 6 on both pages" \
+	jqe -s '(.[0].warnings | length) == 4 and (.[1].warnings | length) == 2
+		and .[0].total == 6 and .[1].total == 6' "$tmp/p1" "$tmp/p2"
+t "paging: the pages together are the whole list, no repeats" \
+	jqe -s '([.[0].warnings[], .[1].warnings[]] | map(.identity)) ==
+		(.[2].warnings | map(.identity))' "$tmp/p1" "$tmp/p2" "$tmp/w1"
+t "paging past the end is empty" jqe '.warnings == [] and .total == 6' \
+	<(get "/api/warnings?commit=$C1&offset=100")
+
+# subsystems
+get "/api/subsystems?run=$RUN&commit=$C1" >"$tmp/s1"
+t "subsystems at c1: counts per MAINTAINERS entry" \
+	jqe 'def c(n): (.subsystems[] | select(.name == n) | .warnings);
+		c("FIREWIRE SUBSYSTEM") == 3 and c("AFS FILESYSTEM") == 1 and
+		c("KWARN HEADERS") == 1 and c("NETWORKING [GENERAL]") == 1 and
+		c("THE REST") == 6' "$tmp/s1"
+t "subsystems default to the run's last point" \
+	jqe '([.subsystems[].name] | sort) == ["AFS FILESYSTEM", "THE REST"]' \
+	<(get "/api/subsystems?run=$RUN")
+t "subsystem warnings: AFS at the last point" \
+	jqe '.total == 2 and all(.warnings[]; .file == "fs/afs/fsclient.c")' \
+	<(get "/api/subsystems/AFS%20FILESYSTEM/warnings?run=$RUN")
+t "subsystem warnings at a commit, matching the counts" \
+	jqe '.total == 1' \
+	<(get "/api/subsystems/NETWORKING%20%5BGENERAL%5D/warnings?commit=$C1")
+t "unknown subsystem: 404" err_is 404 "/api/subsystems/NO%20SUCH/warnings" "NO SUCH"
+
+# boots
+b2=$(jq '.[1].build' "$tmp/bd")
+b1=$(jq '.[0].build' "$tmp/bd")
+t "boot of c2's build: verdict, duration, uncompressed log" \
+	jqe '.verdict == "pass" and .duration_ms == 1500 and
+		(.log | test("KWARN-INIT-OK")) and (.log | length) > 500' \
+	<(get /api/builds/$b2/boot)
+t "build without a boot: 404" err_is 404 /api/builds/$b1/boot "not booted"
+t "no such build: 404" err_is 404 /api/builds/987654/boot "987654"
+
+# source around a warning
+ident=$(jq -r '.warnings[] | select(.function == "afs_b") | .identity' "$tmp/w1")
+t "source from the database when the tree is not on disk" \
+	jqe '.from == "db" and (.lines | length) == 1 and
+		(.lines[0].text | test("kw_inline")) and (.notes | length) == 1' \
+	<(get "/api/warnings/$ident/source")
+sqlite3 "$DB" "UPDATE trees SET kind = 'dir', source = '$tmp/src'"
+t "source lines from the tree's directory" \
+	jqe '.from == "dir" and (.lines | length) == 11 and
+		any(.lines[]; .text | test("switch"))' \
+	<(get "/api/warnings/$ident/source?commit=$C3")
+
+# bad input
+t "unknown path: 404 JSON" err_is 404 /api/nope "no such endpoint"
+t "unknown path below a route: 404 JSON" err_is 404 /api/runs/1/nope "no such"
+t "limit=0: 400 naming limit" err_is 400 "/api/warnings?limit=0" limit
+t "limit=abc: 400 naming limit" err_is 400 "/api/warnings?limit=abc" limit
+t "limit too large: 400" err_is 400 "/api/warnings?limit=1000000" limit
+t "offset=-1: 400 naming offset" err_is 400 "/api/warnings?offset=-1" offset
+t "run=abc: 400 naming run" err_is 400 "/api/warnings?run=abc" run
+t "run=0: 400 naming run" err_is 400 "/api/subsystems?run=0" run
+t "run that does not exist: 404" err_is 404 "/api/warnings?run=4242" 4242
+t "state=bogus: 400 naming state" err_is 400 \
+	"/api/commits/$C1/warnings?state=bogus" state
+t "unknown parameter: 400 naming it" err_is 400 "/api/runs?frob=1" frob
+t "run id out of range: 400" err_is 400 \
+	/api/runs/99999999999999999999999/burndown "run id"
+t "unknown commit: 404" err_is 404 /api/commits/deadbeefcafe/warnings deadbeefcafe
+t "sql text in a parameter is only data" \
+	jqe '.total == 0' \
+	<(get "/api/warnings?commit=$C1&file=x%27%20OR%201=1%20--")
+for m in POST PUT DELETE PATCH; do
+	t "$m: 405" err_is 405 /api/health "not allowed" -X $m
+done
+h=$(curl -s -I -o "$tmp/head" -w '%{http_code}' "$BASE/api/health")
+[ "$h" = 200 ] && grep -qi '^content-type: application/json' "$tmp/head"
+ok $? "HEAD /api/health: 200"
+t "dashboard at /" jqe -n --arg c "$(code /)" '$c == "200"'
+for p in "/../etc/passwd" "/%2e%2e%2fetc%2fpasswd" "/%2e%2e/%2e%2e/etc/passwd" \
+	"//etc/passwd" "/index.html%00.js" "/..%2f..%2fetc%2fpasswd" \
+	"/%2E%2E/server.h" "/./index.html" "/app.js/..%5c..%5cetc"; do
+	c=$(code "$p")
+	{ [ "$c" = 400 ] || [ "$c" = 404 ]; } && ! grep -q "root:" "$tmp/body"
+	ok $? "static $p stays in the web folder ($c)"
+done
+c=$(code "/etc-link/passwd")
+[ "$c" = 404 ] && ! grep -q "root:" "$tmp/body"
+ok $? "a symlink out of the web folder is not followed ($c)"
+long=$(head -c 3000 /dev/zero | tr '\0' a)
+t "URL over the limit: 414" err_is 414 "/api/$long" "too long"
+t "query string over the limit: 414" err_is 414 "/api/runs?x=$long" "too long"
+t "NUL in a query value: 400" err_is 400 "/api/warnings?file=a%00b" "query"
+t "bad percent escape: 400" err_is 400 "/api/runs/%zz" "bad path"
+
+# hundreds of connections at once
+seq 300 | xargs -P 150 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+	"$BASE/api/runs/$RUN/burndown" >"$tmp/codes"
+t "300 requests over 150 parallel connections all answered 200" \
+	jqe -Rn '[inputs] | length == 300 and all(. == "200")' "$tmp/codes"
+
+server_stop
+ok $? "SIGTERM: clean shutdown, exit 0"
+
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed"
+[ $failed = 0 ]
