@@ -13,6 +13,13 @@
 
 struct build_writer;
 
+/* fallthrough.c */
+
+/* kwarn census TREE | --repo PATH --commit SHA | --levels FILE.c */
+int cmd_census(int argc, char **argv);
+/* kwarn classify --db FILE (--repo PATH | --tree DIR) | --file F ... */
+int cmd_classify(int argc, char **argv);
+
 /* ingest.c */
 
 /* kwarn ingest --db FILE --tree NAME --commit REF LOG|- */

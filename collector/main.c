@@ -16,6 +16,8 @@ static const struct {
 } commands[] = {
 	{ "ingest", cmd_ingest, "parse a saved build log into the database" },
 	{ "warnings", cmd_warnings, "list the warnings of a stored build" },
+	{ "census", cmd_census, "fall-through markers and their GCC levels" },
+	{ "classify", cmd_classify, "missing break or intended fall-through?" },
 	{ "parse-dump", cmd_parse_dump, NULL },
 };
 
