@@ -67,27 +67,13 @@ static int same_text(const struct cls *c, long i, long j)
 		       a->end - a->start);
 }
 
-/* A constant: a number, a character, true/false, or an ALL_CAPS name. */
-static int is_constant(const struct cls *c, long i)
+/* A literal value: a number, a character, true or false. */
+static int is_value(const struct cls *c, long i)
 {
 	const struct ctok *t = T(c, i);
-	size_t k, upper = 0;
 
-	if (t->kind == CTOK_NUMBER || t->kind == CTOK_CHAR)
-		return 1;
-	if (t->kind != CTOK_IDENT)
-		return 0;
-	if (is(c, i, "true") || is(c, i, "false") || is(c, i, "NULL"))
-		return 1;
-	for (k = t->start; k < t->end; k++) {
-		unsigned char ch = (unsigned char)c->lx.buf[k];
-
-		if (islower(ch))
-			return 0;
-		if (isupper(ch))
-			upper++;
-	}
-	return upper > 0;
+	return t->kind == CTOK_NUMBER || t->kind == CTOK_CHAR ||
+	       is(c, i, "true") || is(c, i, "false");
 }
 
 static int is_exit_word(const struct cls *c, long i)
@@ -198,6 +184,17 @@ static long lhs_base(const struct cls *c, const struct stmt *s)
 	return -1;
 }
 
+/* A left side that moves or calls: *p++ = x, f(a)->b = x. */
+static int lhs_has_effects(const struct cls *c, const struct stmt *s)
+{
+	for (long k = s->first; k < s->op; k++)
+		if (punct(c, k, '(') ||
+		    (k + 1 < s->op && (punct(c, k, '+') || punct(c, k, '-')) &&
+		     punct(c, k + 1, c->lx.buf[T(c, k)->start])))
+			return 1;
+	return 0;
+}
+
 /* Does [from, to] mention the identifier at BASE? */
 static int mentions(const struct cls *c, long from, long to, long base)
 {
@@ -287,7 +284,7 @@ static int dead_store(const struct cls *c, const struct body *a,
 		if (sa->op < 0 || sa->compound || sa->control)
 			continue;
 		base = lhs_base(c, sa);
-		if (base < 0)
+		if (base < 0 || lhs_has_effects(c, sa))
 			continue;
 		/* read later in the falling case: not dead there */
 		if (i + 1 < a->n &&
@@ -324,7 +321,8 @@ static int const_diff(const struct cls *c, const struct stmt *x,
 
 		if (same_text(c, i, j))
 			continue;
-		if (!is_constant(c, i) || !is_constant(c, j))
+		/* a value changed, not which field or flag is meant */
+		if (!is_value(c, i) || !is_value(c, j))
 			return -1;
 		/* a different callee is a different call */
 		if (k < n && punct(c, i + 1, '('))
@@ -403,8 +401,7 @@ static int did_work(const struct cls *c, const struct body *a)
 static int advances_state(const struct cls *c, const struct body *a)
 {
 	static const char *const words[] = {
-		"state", "unmarshall", "stage", "step", "phase", "mode",
-		"STATE", "cnt", "count", "idx", "index", "pos", "seq",
+		"state", "unmarshall", "stage", "step", "phase", "STATE",
 	};
 
 	for (int i = 0; i < a->n; i++) {

@@ -712,9 +712,12 @@ static int eval_visit(void *ctx, const char *path, const char *buf,
 			continue;
 		ev->sites++;
 		classify_fallthrough(&r, copy, len, l->prev_line, l->line);
+		if (ev->verbose > 1)
+			printf("%s:%ld: %s: %s\n", path, l->line,
+			       classify_verdict_name(r.verdict), r.reason);
 		if (r.verdict == CLASSIFY_MISSING_BREAK) {
 			ev->flagged++;
-			if (ev->verbose)
+			if (ev->verbose == 1)
 				printf("flagged %s:%ld: %s\n", path, l->line,
 				       r.reason);
 		}
@@ -882,7 +885,7 @@ int cmd_classify(int argc, char **argv)
 		case 'F': file = optarg; break;
 		case 'f': format = optarg; break;
 		case 'e': eval = 1; break;
-		case 'v': verbose = 1; break;
+		case 'v': verbose++; break;
 		case 'w':
 		case 'H':
 			if (util_parse_long(c == 'w' ? &warn : &here, optarg, 1,

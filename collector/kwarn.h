@@ -13,6 +13,11 @@
 
 struct build_writer;
 
+/* boot.c */
+
+/* kwarn boot --kernel BZIMAGE [...] | --db FILE --build ID (see boot.h) */
+int cmd_boot(int argc, char **argv);
+
 /* fallthrough.c */
 
 /* kwarn census TREE | --repo PATH --commit SHA | --levels FILE.c */

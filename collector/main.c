@@ -14,6 +14,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "boot", cmd_boot, "boot a kernel under QEMU and judge the boot" },
 	{ "ingest", cmd_ingest, "parse a saved build log into the database" },
 	{ "warnings", cmd_warnings, "list the warnings of a stored build" },
 	{ "census", cmd_census, "fall-through markers and their GCC levels" },
