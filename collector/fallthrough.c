@@ -24,6 +24,23 @@
 /* Larger sources are skipped with a note. */
 #define MAX_SOURCE (32u << 20)
 
+/* A JSON string of S; bytes that are not UTF-8 become '?'. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+
+	if (j)
+		return j;
+	copy = xstrdup(s);
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
 /* ---- reading sources ---- */
 
 typedef int (*source_fn)(void *ctx, const char *path, const char *buf,
@@ -363,7 +380,7 @@ static int census_visit(void *ctx, const char *path, const char *buf,
 	if (f.notes) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "file", json_string(path));
+		json_object_set_new(o, "file", jstr(path));
 		json_object_set_new(o, "notes", notes_json(f.notes));
 		json_array_append_new(r->notes, o);
 	}
@@ -458,7 +475,7 @@ static json_t *census_json(struct census_run *r, struct source_walk *w,
 	json_t *sk = json_array();
 	size_t i;
 
-	json_object_set_new(o, "source", json_string(what));
+	json_object_set_new(o, "source", jstr(what));
 	json_object_set_new(o, "files", json_integer(w->files));
 	json_object_set_new(o, "labels", json_integer(r->labels));
 	json_object_set_new(o, "marked", json_integer(r->marked));
@@ -469,7 +486,7 @@ static json_t *census_json(struct census_run *r, struct source_walk *w,
 				    json_string(census_marker_name(
 					    r->rows[i].kind)));
 		json_object_set_new(m, "spelling",
-				    json_string(r->rows[i].spelling));
+				    jstr(r->rows[i].spelling));
 		json_object_set_new(m, "count",
 				    json_integer(r->rows[i].count));
 		for (int lv = 1; lv <= 5; lv++) {
@@ -485,17 +502,17 @@ static json_t *census_json(struct census_run *r, struct source_walk *w,
 	for (i = 0; i < r->nups; i++) {
 		json_t *u = json_object();
 
-		json_object_set_new(u, "file", json_string(r->ups[i].file));
+		json_object_set_new(u, "file", jstr(r->ups[i].file));
 		json_object_set_new(u, "line", json_integer(r->ups[i].line));
 		json_object_set_new(u, "marker",
-				    json_string(r->ups[i].spelling));
+				    jstr(r->ups[i].spelling));
 		json_array_append_new(ups, u);
 	}
 	json_object_set_new(o, "upgrade", ups);
 	for (i = 0; i < w->nskips; i++) {
 		json_t *s = json_object();
 
-		json_object_set_new(s, "file", json_string(w->skips[i].path));
+		json_object_set_new(s, "file", jstr(w->skips[i].path));
 		json_object_set_new(s, "reason", json_string(w->skips[i].why));
 		json_array_append_new(sk, s);
 	}
@@ -534,7 +551,7 @@ static int census_levels(const char *path)
 				    json_string(census_marker_name(l->marker)));
 		if (l->spelling)
 			json_object_set_new(e, "spelling",
-					    json_string(l->spelling));
+					    jstr(l->spelling));
 		if (l->marker_line)
 			json_object_set_new(e, "marker_line",
 					    json_integer(l->marker_line));
@@ -545,7 +562,7 @@ static int census_levels(const char *path)
 		json_object_set_new(e, "gap", g);
 		json_array_append_new(a, e);
 	}
-	json_object_set_new(o, "file", json_string(path));
+	json_object_set_new(o, "file", jstr(path));
 	json_object_set_new(o, "notes", notes_json(f.notes));
 	json_object_set_new(o, "labels", a);
 	json_dumpf(o, stdout, JSON_INDENT(1));
@@ -753,13 +770,13 @@ static void print_result(const char *file, long warn, long here,
 	if (as_json) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "file", json_string(file));
+		json_object_set_new(o, "file", jstr(file));
 		json_object_set_new(o, "warn_line", json_integer(warn));
 		json_object_set_new(o, "here_line", json_integer(here));
 		json_object_set_new(o, "verdict", json_string(
 				classify_verdict_name(r->verdict)));
 		json_object_set_new(o, "fix", json_string(r->fix));
-		json_object_set_new(o, "reason", json_string(r->reason));
+		json_object_set_new(o, "reason", jstr(r->reason));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		putchar('\n');
 		json_decref(o);

@@ -7,6 +7,9 @@ use strict;
 use warnings;
 use File::Temp qw(tempdir);
 use JSON::PP;
+use FindBin;
+
+chdir "$FindBin::Bin/.." or die;
 
 my $kwarn = $ENV{KWARN} // 'bin/kwarn';
 my $full = $ENV{KWARN_LEVELS_FULL} // 0;

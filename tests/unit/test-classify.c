@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the missing-break classifier on small C cases, one per
+ * signal and counter-signal, of its storage (schema 0002), and of the
+ * census scanner underneath on bad input.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "census.h"
+#include "classify.h"
+#include "db.h"
+#include "util.h"
+#include "tap.h"
+#include "banned.h"
+
+/*
+ * Each case: a switch whose case on the line marked "W" falls into the
+ * label on the line marked "H".  Lines are found from the marks.
+ */
+struct ccase {
+	const char *what;
+	const char *src;
+	enum classify_verdict want;
+};
+
+static const struct ccase cases[] = {
+	{ "next case overwrites the stored values (seed 010)",
+	  "static int f(int chip)\n{\n"
+	  "\tswitch (chip) {\n"
+	  "\tcase CHIP_RAVEN:\n"
+	  "\t\tpcache_info = raven_cache_info;\n"
+	  "\t\tnum = ARRAY_SIZE(raven_cache_info); /*W*/\n"
+	  "\tcase CHIP_NAVI10: /*H*/\n"
+	  "\t\tpcache_info = navi10_cache_info;\n"
+	  "\t\tnum = ARRAY_SIZE(navi10_cache_info);\n"
+	  "\t\tbreak;\n\t}\n\treturn num;\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "next case repeats the call with another value (seed 009)",
+	  "static void f(int state)\n{\n"
+	  "\tswitch (state) {\n"
+	  "\tcase AMDGPU_IRQ_STATE_DISABLE:\n"
+	  "\t\tcntl = RREG32(reg);\n"
+	  "\t\tcntl = REG_SET_FIELD(cntl, RING0, TS_ENABLE, 0);\n"
+	  "\t\tWREG32(reg, cntl); /*W*/\n"
+	  "\tcase AMDGPU_IRQ_STATE_ENABLE: /*H*/\n"
+	  "\t\tcntl = RREG32(reg);\n"
+	  "\t\tcntl = REG_SET_FIELD(cntl, RING0, TS_ENABLE, 1);\n"
+	  "\t\tWREG32(reg, cntl);\n"
+	  "\t\tbreak;\n"
+	  "\tdefault:\n\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "work done, then the next case fails at once",
+	  "static int f(int cmd)\n{\n"
+	  "\tswitch (cmd) {\n"
+	  "\tcase CMD_RESET:\n"
+	  "\t\tdev_reset(dev);\n"
+	  "\t\tdev->ready = 1; /*W*/\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\treturn -EINVAL;\n\t}\n\treturn 0;\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "a conditional return, then the error: intended",
+	  "static int f(int cmd)\n{\n"
+	  "\tswitch (cmd) {\n"
+	  "\tcase CMD_OPT:\n"
+	  "\t\tif (dev->has_opt)\n"
+	  "\t\t\treturn 0; /*W*/\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\treturn -EOPNOTSUPP;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "unmarshalling state machine: intended",
+	  "static int f(struct afs_call *call)\n{\n"
+	  "\tswitch (call->unmarshall) {\n"
+	  "\tcase 0:\n"
+	  "\t\tafs_extract_to_tmp(call);\n"
+	  "\t\tcall->unmarshall++; /*W*/\n"
+	  "\tcase 1: /*H*/\n"
+	  "\t\tret = afs_extract_data(call, true);\n"
+	  "\t\tif (ret < 0)\n\t\t\treturn ret;\n"
+	  "\t\tbreak;\n\t}\n\treturn 0;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "the falling case sets up a variable the next one uses",
+	  "static void f(int kind)\n{\n"
+	  "\tswitch (kind) {\n"
+	  "\tcase WIDE:\n"
+	  "\t\tlen = 8; /*W*/\n"
+	  "\tcase NARROW: /*H*/\n"
+	  "\t\tcopy(buf, src, len);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "the next case falls on too: a chain",
+	  "static void f(int n)\n{\n"
+	  "\tswitch (n) {\n"
+	  "\tcase 3:\n"
+	  "\t\tout[2] = in[2]; /*W*/\n"
+	  "\tcase 2: /*H*/\n"
+	  "\t\tout[1] = in[1];\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase 1:\n"
+	  "\t\tout[0] = in[0];\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "compound assignments accumulate: intended",
+	  "static unsigned f(int mode)\n{\n"
+	  "\tswitch (mode) {\n"
+	  "\tcase MODE_ALL:\n"
+	  "\t\tflags |= FLAG_A; /*W*/\n"
+	  "\tcase MODE_SOME: /*H*/\n"
+	  "\t\tflags |= FLAG_B;\n"
+	  "\t\tbreak;\n\t}\n\treturn flags;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "a left side that moves is no dead store",
+	  "static void f(int n)\n{\n"
+	  "\tswitch (n) {\n"
+	  "\tcase 2:\n"
+	  "\t\t*q++ = 0xff; /*W*/\n"
+	  "\tcase 1: /*H*/\n"
+	  "\t\t*q++ = 0xff;\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "a different flag is not a different value: intended",
+	  "static void f(int n)\n{\n"
+	  "\tswitch (n) {\n"
+	  "\tcase BOTH:\n"
+	  "\t\tset_field(&reg, TX_PD, 1); /*W*/\n"
+	  "\tcase RX: /*H*/\n"
+	  "\t\tset_field(&reg, RX_PD, 1);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "a value read before the next case stores again: intended",
+	  "static int f(int n)\n{\n"
+	  "\tswitch (n) {\n"
+	  "\tcase 1:\n"
+	  "\t\tv = read_a(); /*W*/\n"
+	  "\tcase 2: /*H*/\n"
+	  "\t\tv = v + read_b();\n"
+	  "\t\tbreak;\n\t}\n\treturn v;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "CRLF line ends and comments change nothing (seed 010)",
+	  "static int f(int chip)\r\n{\r\n"
+	  "\tswitch (chip) {\r\n"
+	  "\tcase CHIP_RAVEN: /* the { brace */\r\n"
+	  "\t\tinfo = \"raven: }\";\r\n"
+	  "\t\tnum = 3; /*W*/\r\n"
+	  "\tcase CHIP_NAVI10: /*H*/\r\n"
+	  "\t\tinfo = \"navi\";\r\n"
+	  "\t\tnum = 4;\r\n"
+	  "\t\tbreak;\r\n\t}\r\n\treturn num;\r\n}\r\n",
+	  CLASSIFY_MISSING_BREAK },
+};
+
+static long line_of(const char *src, const char *mark)
+{
+	const char *p = strstr(src, mark);
+	long line = 1;
+
+	if (!p)
+		return 0;
+	for (const char *q = src; q < p; q++)
+		line += *q == '\n';
+	return line;
+}
+
+static void test_cases(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct ccase *c = &cases[i];
+		struct classify_result r;
+		int rc;
+
+		rc = classify_fallthrough(&r, c->src, strlen(c->src),
+					  line_of(c->src, "/*W*/"),
+					  line_of(c->src, "/*H*/"));
+		ok(rc == 0 && r.verdict == c->want, "%s: %s (%s)", c->what,
+		   classify_verdict_name(r.verdict), r.reason);
+		ok(!strcmp(r.fix, c->want == CLASSIFY_MISSING_BREAK ?
+			   "break;" : "fallthrough;") && r.reason[0],
+		   "%s: fix '%s' and a reason", c->what, r.fix);
+	}
+}
+
+static void test_bad_input(void)
+{
+	static const char unterminated[] =
+		"int f(int x) { switch (x) { case 1: y = 1;\n"
+		"case 2: y = 2; break; } /* never closed\n case 3:";
+	static const char junk[] = "\xff\xfe\x00\x01" "case\x80:\r\r\n\\";
+	struct classify_result r;
+	struct census_file f;
+	char *big;
+	size_t n = 4u << 20;
+
+	ok(classify_fallthrough(&r, unterminated, strlen(unterminated), 1,
+				2) == 0 &&
+	   r.verdict == CLASSIFY_MISSING_BREAK,
+	   "an unterminated comment after the switch: still classified");
+	ok(classify_fallthrough(&r, "int x;\n", 7, 1, 1) == -1 &&
+	   r.verdict == CLASSIFY_INTENDED && r.fix,
+	   "no label on the line: -1 and a verdict all the same");
+	ok(classify_fallthrough(&r, junk, sizeof(junk) - 1, 1, 1) <= 0,
+	   "binary junk: no crash");
+	ok(classify_fallthrough(&r, "", 0, 1, 1) == -1, "empty source: -1");
+
+	census_scan(&f, unterminated, strlen(unterminated));
+	ok(f.notes & CENSUS_NOTE_UNTERMINATED_COMMENT,
+	   "census notes the unterminated comment");
+	ok(f.nr == 2, "census: the label inside the comment is no label "
+	   "(%zu labels)", f.nr);
+	census_file_release(&f);
+
+	census_scan(&f, junk, sizeof(junk) - 1);
+	ok((f.notes & CENSUS_NOTE_NUL_BYTES) && (f.notes & CENSUS_NOTE_NOT_UTF8),
+	   "census notes NUL bytes and bytes that are not UTF-8");
+	census_file_release(&f);
+
+	/* a huge file of comment openers and quotes: linear, no crash */
+	big = xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		big[i] = "/*\"'\\\n case 1: x;"[i % 17];
+	census_scan(&f, big, n);
+	ok(f.lines > 0, "a 4 MiB file of openers scans (%ld lines)", f.lines);
+	census_file_release(&f);
+	free(big);
+}
+
+static void test_comment_levels(void)
+{
+	static const struct {
+		const char *c;
+		unsigned want;
+	} t[] = {
+		{ "/* fall through */", 0xe },
+		{ "/* FALLTHRU */", 0x1e },
+		{ "/* Fall through - reason */", 0xe },
+		{ "/* fall through to next */", 0x6 },
+		{ "/* else, fall through */", 0xe },
+		{ "/*@fallthrough@*/", 0x1e },
+		{ "/* nothing */", 0x2 },
+		{ "/* fall Through */", 0x6 },
+		{ "/* fall through", 0 },	/* unterminated */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		char buf[64];
+		size_t n = strlen(t[i].c);
+
+		memcpy(buf, t[i].c, n);
+		memcpy(buf + n, "\n", 2);
+		ok(census_comment_levels(buf, n) == t[i].want,
+		   "levels of %s: %#x", t[i].c, census_comment_levels(buf, n));
+	}
+}
+
+static void test_store(void)
+{
+	char dir[] = "/tmp/kwarn-test-classify.XXXXXX";
+	struct classify_result r = { CLASSIFY_MISSING_BREAK, "break;",
+				     "because" };
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char *path;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	path = xstrfmt("%s/k.db", dir);
+	ok(db_open(&db, path, DB_READ_WRITE) == 0, "database opens");
+	db_exec(db, "INSERT INTO identities (id, fingerprint, kind, message) "
+		"VALUES (7, 'x', 'warning', 'm')", "insert identity");
+	ok(classify_store(db, 7, &r) == 0, "verdict stored");
+	r.verdict = CLASSIFY_INTENDED;
+	r.fix = "fallthrough;";
+	ok(classify_store(db, 7, &r) == 0, "verdict replaced");
+	db_prepare(&st, db, "SELECT verdict, fix, count(*) FROM "
+		   "classifications WHERE identity_id = 7");
+	ok(st && sqlite3_step(st) == SQLITE_ROW &&
+	   !strcmp(db_col_text(st, 0), "likely intended") &&
+	   !strcmp(db_col_text(st, 1), "fallthrough;") &&
+	   sqlite3_column_int(st, 2) == 1, "one row, the newer verdict");
+	sqlite3_finalize(st);
+	ok(classify_store(db, 99, &r) == -1,
+	   "an unknown identity is refused");
+	db_close(db);
+	util_rm_rf(dir);
+	free(path);
+}
+
+int main(void)
+{
+	util_progname = "test-classify";
+	test_cases();
+	test_bad_input();
+	test_comment_levels();
+	test_store();
+	return tap_done();
+}
