@@ -3,6 +3,7 @@
  * A pure, streaming parser of GCC diagnostics in kernel build logs.
  * See parse.h for the contract.  No I/O, no SQL, no globals.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 
 struct ctx_entry {
 	char *file;
+	unsigned long hash;	/* of file, checked before strcmp() */
 	char *value;		/* NULL: "At top level" */
 	unsigned long seq;
 };
@@ -117,8 +119,18 @@ static char *clean_dup(const char *s, size_t n)
 	size_t i = 0;
 
 	while (i < n) {
-		size_t l = utf8_len(p + i, n - i);
+		size_t l, run = i;
 
+		/* the common case: a run of printable ASCII */
+		while (run < n && p[run] >= 0x20 && p[run] < 0x7f)
+			run++;
+		if (run > i) {
+			memcpy(o, p + i, run - i);
+			o += run - i;
+			i = run;
+			continue;
+		}
+		l = utf8_len(p + i, n - i);
 		if (l == 1) {
 			*o++ = p[i] < 0x20 || p[i] == 0x7f ? ' ' : (char)p[i];
 		} else if (l == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
@@ -180,11 +192,30 @@ static char *file_dup(struct parser *p, const char *s, size_t n)
 	return clean_dup(s, n);
 }
 
+/* A quick hash of a file name, eight bytes at a time. */
+static unsigned long str_hash(const char *s)
+{
+	size_t n = strlen(s);
+	uint64_t h = n * 0x9e3779b97f4a7c15ull, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return (unsigned long)(h ^ (h >> 29));
+}
+
 /* ctx_map: a tiny map with the oldest entry evicted when full. */
 static struct ctx_entry *ctx_find(struct ctx_map *m, const char *file)
 {
+	unsigned long h = str_hash(file);
+
 	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->e[i].file, file))
+		if (m->e[i].hash == h && !strcmp(m->e[i].file, file))
 			return &m->e[i];
 	return NULL;
 }
@@ -208,6 +239,10 @@ static void ctx_set(struct ctx_map *m, const char *file, const char *value,
 			e = &m->e[m->n++];
 		}
 		e->file = xstrdup(file);
+		e->hash = str_hash(file);
+	} else if (e->value && value && !strcmp(e->value, value)) {
+		e->seq = seq;
+		return;
 	} else {
 		free(e->value);
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,73 +10,93 @@
 #include "util.h"
 #include "banned.h"
 
-/* An open-addressing map from 32-byte keys to integers. */
-struct hslot {
-	unsigned char key[32];
+/*
+ * A map from 16-byte keys (the first 128 bits of a SHA-256) to integers,
+ * sized for a build with a million distinct warnings in well under the
+ * 64 MB an ingest may use: entries are stored densely (24 bytes each,
+ * grown by realloc, which moves large blocks without copying) and found
+ * through an open-addressing table of 4-byte entry numbers.
+ */
+#define HKEY 16
+
+struct hentry {
+	unsigned char key[HKEY];
 	long long val;
-	int used;
 };
 
 struct hmap {
-	struct hslot *slots;
-	size_t cap, n;
+	struct hentry *e;	/* e[0..n) */
+	size_t n, alloc;
+	uint32_t *slots;	/* entry number + 1, or 0 when free */
+	size_t cap;		/* a power of two */
 };
 
-static struct hslot *hmap_slot(struct hmap *m, const unsigned char key[32])
+static size_t hmap_hash(const unsigned char key[HKEY])
 {
-	size_t h;
+	uint64_t h;
 
+	/* the key is already uniform; mix anyway, for keys that are not */
 	memcpy(&h, key, sizeof(h));
-	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->slots[i].used || !memcmp(m->slots[i].key, key, 32))
+	h ^= h >> 31;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of KEY: its entry, or the free slot where it would go. */
+static uint32_t *hmap_slot(const struct hmap *m, const unsigned char key[HKEY])
+{
+	for (size_t i = hmap_hash(key) & (m->cap - 1);;
+	     i = (i + 1) & (m->cap - 1)) {
+		uint32_t s = m->slots[i];
+
+		if (!s || !memcmp(m->e[s - 1].key, key, HKEY))
 			return &m->slots[i];
 	}
 }
 
 static void hmap_grow(struct hmap *m)
 {
-	struct hmap big = { NULL, m->cap ? m->cap * 2 : 1024, 0 };
-
-	big.slots = xcalloc(big.cap, sizeof(*big.slots));
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->slots[i].used) {
-			*hmap_slot(&big, m->slots[i].key) = m->slots[i];
-			big.n++;
-		}
-	}
 	free(m->slots);
-	*m = big;
+	m->cap = m->cap ? m->cap * 2 : 1024;
+	m->slots = xcalloc(m->cap, sizeof(*m->slots));
+	for (size_t i = 0; i < m->n; i++)
+		*hmap_slot(m, m->e[i].key) = (uint32_t)(i + 1);
 }
 
 /* The value for KEY, or -1. */
-static long long hmap_get(struct hmap *m, const unsigned char key[32])
+static long long hmap_get(const struct hmap *m, const unsigned char key[HKEY])
 {
-	struct hslot *s;
+	uint32_t s;
 
 	if (!m->cap)
 		return -1;
-	s = hmap_slot(m, key);
-	return s->used ? s->val : -1;
+	s = *hmap_slot(m, key);
+	return s ? m->e[s - 1].val : -1;
 }
 
-static void hmap_put(struct hmap *m, const unsigned char key[32],
+static void hmap_put(struct hmap *m, const unsigned char key[HKEY],
 		     long long val)
 {
-	struct hslot *s;
+	uint32_t *s;
 
-	if ((m->n + 1) * 2 > m->cap)
+	/* load factor at most 3/4 */
+	if ((m->n + 1) * 4 > m->cap * 3)
 		hmap_grow(m);
 	s = hmap_slot(m, key);
-	if (!s->used) {
-		memcpy(s->key, key, 32);
-		s->used = 1;
-		m->n++;
+	if (!*s) {
+		if (m->n == m->alloc) {
+			m->alloc = m->alloc ? m->alloc + m->alloc / 2 : 1024;
+			m->e = xrealloc(m->e, m->alloc * sizeof(*m->e));
+		}
+		memcpy(m->e[m->n].key, key, HKEY);
+		*s = (uint32_t)++m->n;
 	}
-	s->val = val;
+	m->e[*s - 1].val = val;
 }
 
 static void hmap_free(struct hmap *m)
 {
+	free(m->e);
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
@@ -114,9 +135,10 @@ struct build_writer {
 	int failed;
 	int carried;		/* diagnostics added now are carried */
 	unsigned long unparsed;
-	struct hmap idents;	/* fingerprint -> identity id */
 	struct hmap placed;	/* key hash ^ line/col -> identity id */
 	struct hmap ordinals;	/* key hash -> next ordinal */
+	char *last_path;	/* object_of()'s last answer, for the next */
+	long long last_obj_id;	/* diagnostics mostly come in runs */
 };
 
 int store_tree(long long *out, sqlite3 *db, const struct tree_info *t)
@@ -297,6 +319,10 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 		}
 		dot[1] = 'o';
 	}
+	if (w->last_path && !strcmp(w->last_path, path)) {
+		free(path);
+		return w->last_obj_id;
+	}
 	db_bind_int(st, 1, w->build_id, 0);
 	db_bind_text(st, 2, path);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -304,7 +330,9 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 	sqlite3_reset(st);
 	if (id < 0 && bw_object(&id, w, path, "compiled"))
 		id = -1;
-	free(path);
+	free(w->last_path);
+	w->last_path = path;
+	w->last_obj_id = id;
 	return id;
 }
 
@@ -328,7 +356,7 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 {
 	sqlite3_stmt *st = w->st[ST_IDENT];
 	struct ident_key k;
-	unsigned char kh[32], pk[32], fp_bin[32];
+	unsigned char kh[32], pk[32];
 	char fp[65];
 	long long id, ordinal;
 
@@ -342,28 +370,26 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	if (ordinal < 0)
 		ordinal = 0;
 	hmap_put(&w->ordinals, kh, ordinal + 1);
+	/*
+	 * Each ordinal of a key is used once per build, so this fingerprint
+	 * is new here: no cache, the database finds older builds' row.
+	 */
 	ident_fingerprint(fp, kh, ordinal);
-	memcpy(fp_bin, fp, 32); /* 128 bits of the hex: the map key */
-	id = hmap_get(&w->idents, fp_bin);
-	if (id < 0) {
-		db_bind_text(st, 1, fp);
-		db_bind_text(st, 2, k.kind);
-		db_bind_text(st, 3, k.file);
-		db_bind_text(st, 4, k.function);
-		db_bind_text(st, 5, k.option);
-		db_bind_text(st, 6, k.message);
-		db_bind_text(st, 7, k.note_target);
-		db_bind_int(st, 8, ordinal, 0);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			id = sqlite3_column_int64(st, 0);
-			hmap_put(&w->idents, fp_bin, id);
-		} else {
-			error("cannot store identity: %s",
-			      sqlite3_errmsg(w->db));
-			w->failed = 1;
-		}
-		sqlite3_reset(st);
+	db_bind_text(st, 1, fp);
+	db_bind_text(st, 2, k.kind);
+	db_bind_text(st, 3, k.file);
+	db_bind_text(st, 4, k.function);
+	db_bind_text(st, 5, k.option);
+	db_bind_text(st, 6, k.message);
+	db_bind_text(st, 7, k.note_target);
+	db_bind_int(st, 8, ordinal, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+	} else {
+		error("cannot store identity: %s", sqlite3_errmsg(w->db));
+		w->failed = 1;
 	}
+	sqlite3_reset(st);
 	if (id >= 0)
 		hmap_put(&w->placed, pk, id);
 out:
@@ -626,9 +652,9 @@ static void bw_free(struct build_writer *w)
 {
 	for (int i = 0; i < ST_MAX; i++)
 		sqlite3_finalize(w->st[i]);
-	hmap_free(&w->idents);
 	hmap_free(&w->placed);
 	hmap_free(&w->ordinals);
+	free(w->last_path);
 	free(w);
 }
 
