@@ -59,7 +59,7 @@ ingest garbage "$tmp/garbage"
 rc=$?
 ok $((rc != 0)) "1 MB of binary garbage: ingested, no crash (exit $rc)"
 "$kwarn" warnings --db "$db" --commit garbage --format json >"$tmp/g.json" \
-	2>"$tmp/err" && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/g.json"
+	2>"$tmp/err" && perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' <"$tmp/g.json"
 ok $? "garbage: stored warnings come back as valid JSON"
 
 # A 1 GB line, then a real log, through a pipe: streamed, not slurped.
