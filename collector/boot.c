@@ -949,7 +949,7 @@ int cmd_boot(int argc, char **argv)
 		    build_image(&image, db, build))
 			goto out;
 		/* a build without an image is stored as an infra verdict */
-		bo.kernel = image ? image : "";
+		bo.kernel = image;
 	}
 	if (custom) {
 		io.init = init;
