@@ -103,8 +103,8 @@ void ident_key_release(struct ident_key *k)
 
 void ident_key_hash(unsigned char out[32], const struct ident_key *k)
 {
-	const char *parts[] = { k->kind,    k->file,	k->function,
-				k->option,  k->message, k->note_target };
+	const char *parts[] = { k->kind,   k->file,    k->function,
+				k->option, k->message, k->note_target };
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	unsigned int len = 0;
 

@@ -18,8 +18,8 @@ struct ident_key {
 	const char *file;
 	const char *function;
 	const char *option;
-	char *message;		/* normalised, owned */
-	char *note_target;	/* owned, or NULL */
+	char *message; /* normalised, owned */
+	char *note_target; /* owned, or NULL */
 };
 
 /*

@@ -64,9 +64,10 @@ static int ingest_run(long long *out, sqlite3 *db, long long tree_id)
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
 
-	if (db_prepare(&st, db,
-		       "SELECT id FROM runs WHERE tree_id = ? AND kind = 'ingest'"
-		       " ORDER BY id LIMIT 1"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT id FROM runs WHERE tree_id = ? AND kind = 'ingest'"
+		    " ORDER BY id LIMIT 1"))
 		return -1;
 	db_bind_int(st, 1, tree_id, 0);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -213,8 +214,9 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		error("%s (see kwarn ingest --help)",
-		      optind < argc ? "more than one log given" :
-				      "missing the log to read ('-' for stdin)");
+		      optind < argc ?
+			      "more than one log given" :
+			      "missing the log to read ('-' for stdin)");
 		return 2;
 	}
 	log = argv[optind];
@@ -223,8 +225,7 @@ int cmd_ingest(int argc, char **argv)
 	} else {
 		fd = open(log, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			error("cannot open log '%s': %s", log,
-			      strerror(errno));
+			error("cannot open log '%s': %s", log, strerror(errno));
 			return 2;
 		}
 	}

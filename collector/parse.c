@@ -20,8 +20,8 @@
 
 struct ctx_entry {
 	char *file;
-	unsigned long hash;	/* of file, checked before strcmp() */
-	char *value;		/* NULL: "At top level" */
+	unsigned long hash; /* of file, checked before strcmp() */
+	char *value; /* NULL: "At top level" */
 	unsigned long seq;
 };
 
@@ -34,39 +34,36 @@ struct parser {
 	parse_emit_fn emit;
 	void *ctx;
 
-	struct strbuf line;	/* a partial line across parse_feed() calls */
-	int overlong;		/* skipping the rest of an overlong line */
-	struct strbuf clean;	/* scratch: the line without colours */
+	struct strbuf line; /* a partial line across parse_feed() calls */
+	int overlong; /* skipping the rest of an overlong line */
+	struct strbuf clean; /* scratch: the line without colours */
 
 	char **prefixes;
 	size_t nr_prefixes;
 
 	struct diag pending[PENDING_MAX];
-	char *pending_fnfile[PENDING_MAX];	/* file of its function header */
+	char *pending_fnfile[PENDING_MAX]; /* file of its function header */
 	size_t nr_pending;
 
-	struct ctx_map funcs;	/* file -> function of its last header */
-	struct ctx_map chains;	/* file -> include chain last printed */
-	struct ctx_map objects;	/* source file -> object from kbuild */
+	struct ctx_map funcs; /* file -> function of its last header */
+	struct ctx_map chains; /* file -> include chain last printed */
+	struct ctx_map objects; /* source file -> object from kbuild */
 	char *last_object;
 
-	struct strbuf chain;	/* an include chain being read */
-	int in_chain;		/* its last line ended with ',' */
-	char *fresh_chain;	/* complete, not yet given to a diagnostic */
+	struct strbuf chain; /* an include chain being read */
+	int in_chain; /* its last line ended with ',' */
+	char *fresh_chain; /* complete, not yet given to a diagnostic */
 
-	char **source_slot;	/* where the next source line goes */
-	long slot_line;		/* the line that source line must have */
+	char **source_slot; /* where the next source line goes */
+	long slot_line; /* the line that source line must have */
 	unsigned long seq;
 	struct parse_stats stats;
 };
 
 static const char *const kind_names[] = {
-	[DIAG_WARNING] = "warning",
-	[DIAG_ERROR] = "error",
-	[DIAG_FATAL] = "fatal error",
-	[DIAG_MODPOST] = "modpost",
-	[DIAG_LINKER] = "linker",
-	[DIAG_BOOT] = "boot",
+	[DIAG_WARNING] = "warning",   [DIAG_ERROR] = "error",
+	[DIAG_FATAL] = "fatal error", [DIAG_MODPOST] = "modpost",
+	[DIAG_LINKER] = "linker",     [DIAG_BOOT] = "boot",
 };
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -511,8 +508,8 @@ static struct diag *new_pending(struct parser *p)
 	return &p->pending[p->nr_pending++];
 }
 
-static void add_note(struct parser *p, const char *file, size_t flen,
-		     long line, long col, const char *msg, size_t mlen)
+static void add_note(struct parser *p, const char *file, size_t flen, long line,
+		     long col, const char *msg, size_t mlen)
 {
 	struct diag *d = NULL;
 	struct diag_note *note;
@@ -540,8 +537,8 @@ static void add_note(struct parser *p, const char *file, size_t flen,
 	}
 	if (d->nr_notes == d->alloc_notes) {
 		d->alloc_notes = d->alloc_notes ? 2 * d->alloc_notes : 4;
-		d->notes = xrealloc(d->notes,
-				    d->alloc_notes * sizeof(*d->notes));
+		d->notes =
+			xrealloc(d->notes, d->alloc_notes * sizeof(*d->notes));
 	}
 	note = &d->notes[d->nr_notes++];
 	note->file = f;
@@ -581,9 +578,12 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 			   const char *rest, size_t n)
 {
 	static const char *const heads[] = {
-		"In function ", "In member function ",
-		"In static member function ", "In constructor ",
-		"In destructor ", "In lambda function",
+		"In function ",
+		"In member function ",
+		"In static member function ",
+		"In constructor ",
+		"In destructor ",
+		"In lambda function",
 	};
 	const char *name = NULL;
 	size_t nlen = 0;
@@ -643,9 +643,18 @@ static const struct {
 static int is_tool(const char *s, size_t n)
 {
 	static const char *const tools[] = {
-		"cc1", "cc1plus", "gcc", "cc", "ld", "ld.bfd", "ld.gold",
-		"x86_64-linux-gnu-gcc", "x86_64-linux-gnu-ld", "as",
-		"collect2", "lto1",
+		"cc1",
+		"cc1plus",
+		"gcc",
+		"cc",
+		"ld",
+		"ld.bfd",
+		"ld.gold",
+		"x86_64-linux-gnu-gcc",
+		"x86_64-linux-gnu-ld",
+		"as",
+		"collect2",
+		"lto1",
 	};
 	const char *base = memrchr(s, '/', n);
 
@@ -697,13 +706,15 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 		const char *c = memrchr(s, ':', flen);
 		long a = 0, b = 0;
 
-		if (c && parse_num(c + 1, (size_t)(s + flen - c - 1), &a) ==
-				 (size_t)(s + flen - c - 1) &&
+		if (c &&
+		    parse_num(c + 1, (size_t)(s + flen - c - 1), &a) ==
+			    (size_t)(s + flen - c - 1) &&
 		    c + 1 < s + flen) {
 			const char *c2 = memrchr(s, ':', (size_t)(c - s));
 
-			if (c2 && parse_num(c2 + 1, (size_t)(c - c2 - 1), &b) ==
-					  (size_t)(c - c2 - 1) &&
+			if (c2 &&
+			    parse_num(c2 + 1, (size_t)(c - c2 - 1), &b) ==
+				    (size_t)(c - c2 - 1) &&
 			    c2 + 1 < c) {
 				line = b;
 				col = a;
@@ -721,9 +732,9 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 
 	tool = !line && is_tool(file, flen);
 	if (tool && !(rlen > 0 && (STARTS(rest, rlen, "warning: ") ||
-				  STARTS(rest, rlen, "error: ") ||
-				  STARTS(rest, rlen, "note: ") ||
-				  STARTS(rest, rlen, "fatal error: ")))) {
+				   STARTS(rest, rlen, "error: ") ||
+				   STARTS(rest, rlen, "note: ") ||
+				   STARTS(rest, rlen, "fatal error: ")))) {
 		/* "ld: foo.o: warning: ..." */
 		if (is_linker(file, flen)) {
 			const char *w = memmem(rest, rlen, ": warning: ", 11);
@@ -871,8 +882,9 @@ static void parse_line(struct parser *p, const char *s, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			if (s[i] == '\x1b' && i + 1 < n && s[i + 1] == '[') {
 				i += 2;
-				while (i < n && !((s[i] >= 'A' && s[i] <= 'Z') ||
-						  (s[i] >= 'a' && s[i] <= 'z')))
+				while (i < n &&
+				       !((s[i] >= 'A' && s[i] <= 'Z') ||
+					 (s[i] >= 'a' && s[i] <= 'z')))
 					i++;
 				continue;
 			}

@@ -21,18 +21,18 @@
 enum diag_kind {
 	DIAG_WARNING,
 	DIAG_ERROR,
-	DIAG_FATAL,	/* "fatal error:" */
-	DIAG_MODPOST,	/* "WARNING: modpost: ..." */
-	DIAG_LINKER,	/* "ld: warning: ..." */
-	DIAG_BOOT,	/* a kernel WARNING seen at boot (not from the parser) */
+	DIAG_FATAL, /* "fatal error:" */
+	DIAG_MODPOST, /* "WARNING: modpost: ..." */
+	DIAG_LINKER, /* "ld: warning: ..." */
+	DIAG_BOOT, /* a kernel WARNING seen at boot (not from the parser) */
 };
 
 struct diag_note {
-	char *file;	/* NULL for "cc1: note:" */
-	long line;	/* 0 when unknown */
+	char *file; /* NULL for "cc1: note:" */
+	long line; /* 0 when unknown */
 	long col;
 	char *message;
-	char *source;	/* the source line GCC printed, or NULL */
+	char *source; /* the source line GCC printed, or NULL */
 };
 
 /*
@@ -41,30 +41,30 @@ struct diag_note {
  */
 struct diag {
 	enum diag_kind kind;
-	char *file;		/* NULL for cc1/modpost/linker without file */
-	long line, col;		/* 0 when unknown */
-	char *function;		/* enclosing function, or NULL */
-	char *option;		/* "-Wimplicit-fallthrough=", or NULL */
-	int werror;		/* promoted by -Werror */
-	char *message;		/* without the [option] suffix */
-	char *source;		/* the source line, or NULL */
-	char *include_chain;	/* "a.c:1" or "b.h:7, a.c:1" (innermost
+	char *file; /* NULL for cc1/modpost/linker without file */
+	long line, col; /* 0 when unknown */
+	char *function; /* enclosing function, or NULL */
+	char *option; /* "-Wimplicit-fallthrough=", or NULL */
+	int werror; /* promoted by -Werror */
+	char *message; /* without the [option] suffix */
+	char *source; /* the source line, or NULL */
+	char *include_chain; /* "a.c:1" or "b.h:7, a.c:1" (innermost
 				   first, as GCC prints it), or NULL */
-	char *object;		/* object from kbuild "CC" lines, or NULL */
+	char *object; /* object from kbuild "CC" lines, or NULL */
 	struct diag_note *notes;
 	size_t nr_notes, alloc_notes;
 };
 
 struct parse_stats {
-	unsigned long lines;		/* lines read */
-	unsigned long diags;		/* diagnostics emitted */
-	unsigned long notes;		/* notes paired with a diagnostic */
-	unsigned long orphan_notes;	/* notes with nothing to pair with */
-	unsigned long unparsed;		/* lines that looked like a diagnostic
+	unsigned long lines; /* lines read */
+	unsigned long diags; /* diagnostics emitted */
+	unsigned long notes; /* notes paired with a diagnostic */
+	unsigned long orphan_notes; /* notes with nothing to pair with */
+	unsigned long unparsed; /* lines that looked like a diagnostic
 					   but could not be read, overlong
 					   lines, unknown kinds */
-	unsigned long other;		/* make/kbuild/other chatter */
-	unsigned long werror_lines;	/* "warnings being treated as errors" */
+	unsigned long other; /* make/kbuild/other chatter */
+	unsigned long werror_lines; /* "warnings being treated as errors" */
 };
 
 /* Called once per diagnostic, in input order; D is valid only inside. */

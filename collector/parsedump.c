@@ -20,7 +20,7 @@
 #include "banned.h"
 
 struct dump_ctx {
-	FILE *fp;		/* NULL: count only */
+	FILE *fp; /* NULL: count only */
 	unsigned long n;
 };
 
@@ -40,8 +40,8 @@ static void dump_emit(void *ctx, const struct diag *d)
 	if (!fp)
 		return;
 	fprintf(fp, "diag %lu: %s\n", dc->n, diag_kind_name(d->kind));
-	fprintf(fp, "  at: %s:%ld:%ld\n", d->file ? d->file : "(none)",
-		d->line, d->col);
+	fprintf(fp, "  at: %s:%ld:%ld\n", d->file ? d->file : "(none)", d->line,
+		d->col);
 	fprintf(fp, "  function: %s\n", d->function ? d->function : "(none)");
 	fprintf(fp, "  option: %s\n", d->option ? d->option : "(none)");
 	fprintf(fp, "  werror: %d\n", d->werror);

@@ -9,8 +9,8 @@
 #include "util.h"
 #include "banned.h"
 
-int query_find_build(long long *build_out, long long *commit_out,
-		     sqlite3 *db, const char *ref)
+int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
+		     const char *ref)
 {
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
@@ -84,37 +84,38 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 	 * Fixed and not-built warnings are not in the build: their last
 	 * diagnostic comes through the states table.
 	 */
-	gone = f->state && (!strcmp(f->state, "fixed") ||
-			    !strcmp(f->state, "not_built"));
-	if (db_prepare(&st, db,
-		       gone ? "SELECT d.id, d.file, d.line, d.col, d.function,"
-			      " d.option, d.message, d.kind, o.path, s.seen,"
-			      " i.fingerprint, s.state, d.werror, d.source"
-			      " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
-			      " LEFT JOIN objects o ON o.id = d.object_id"
-			      " LEFT JOIN identities i ON i.id = s.identity_id"
-			      " WHERE s.commit_id = ?2 AND ?1 = ?1"
-			      " AND (?3 IS NULL OR d.file = ?3)"
-			      " AND (?4 IS NULL OR d.function = ?4)"
-			      " AND (?5 IS NULL OR d.option = ?5)"
-			      " AND s.state = ?6"
-			      " ORDER BY d.file, d.line, d.col, d.id" :
-			      "SELECT d.id, d.file, d.line, d.col, d.function,"
-			      " d.option, d.message, d.kind, o.path, g.seen,"
-			      " i.fingerprint, s.state, d.werror, d.source"
-			      " FROM (SELECT MIN(id) AS id, COUNT(*) AS seen"
-			      "  FROM diagnostics WHERE build_id = ?1"
-			      "  GROUP BY COALESCE(identity_id, -id)) g"
-			      " JOIN diagnostics d ON d.id = g.id"
-			      " LEFT JOIN objects o ON o.id = d.object_id"
-			      " LEFT JOIN identities i ON i.id = d.identity_id"
-			      " LEFT JOIN states s ON s.commit_id = ?2"
-			      "  AND s.identity_id = d.identity_id"
-			      " WHERE (?3 IS NULL OR d.file = ?3)"
-			      " AND (?4 IS NULL OR d.function = ?4)"
-			      " AND (?5 IS NULL OR d.option = ?5)"
-			      " AND (?6 IS NULL OR s.state = ?6)"
-			      " ORDER BY d.file, d.line, d.col, d.id") ||
+	gone = f->state &&
+	       (!strcmp(f->state, "fixed") || !strcmp(f->state, "not_built"));
+	if (db_prepare(
+		    &st, db,
+		    gone ? "SELECT d.id, d.file, d.line, d.col, d.function,"
+			   " d.option, d.message, d.kind, o.path, s.seen,"
+			   " i.fingerprint, s.state, d.werror, d.source"
+			   " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
+			   " LEFT JOIN objects o ON o.id = d.object_id"
+			   " LEFT JOIN identities i ON i.id = s.identity_id"
+			   " WHERE s.commit_id = ?2 AND ?1 = ?1"
+			   " AND (?3 IS NULL OR d.file = ?3)"
+			   " AND (?4 IS NULL OR d.function = ?4)"
+			   " AND (?5 IS NULL OR d.option = ?5)"
+			   " AND s.state = ?6"
+			   " ORDER BY d.file, d.line, d.col, d.id" :
+			   "SELECT d.id, d.file, d.line, d.col, d.function,"
+			   " d.option, d.message, d.kind, o.path, g.seen,"
+			   " i.fingerprint, s.state, d.werror, d.source"
+			   " FROM (SELECT MIN(id) AS id, COUNT(*) AS seen"
+			   "  FROM diagnostics WHERE build_id = ?1"
+			   "  GROUP BY COALESCE(identity_id, -id)) g"
+			   " JOIN diagnostics d ON d.id = g.id"
+			   " LEFT JOIN objects o ON o.id = d.object_id"
+			   " LEFT JOIN identities i ON i.id = d.identity_id"
+			   " LEFT JOIN states s ON s.commit_id = ?2"
+			   "  AND s.identity_id = d.identity_id"
+			   " WHERE (?3 IS NULL OR d.file = ?3)"
+			   " AND (?4 IS NULL OR d.function = ?4)"
+			   " AND (?5 IS NULL OR d.option = ?5)"
+			   " AND (?6 IS NULL OR s.state = ?6)"
+			   " ORDER BY d.file, d.line, d.col, d.id") ||
 	    db_prepare(&nt, db,
 		       "SELECT file, line, col, message, source FROM notes"
 		       " WHERE diag_id = ? ORDER BY seq"))
@@ -175,15 +176,14 @@ void query_print_text(FILE *fp, json_t *warnings)
 	size_t i, j;
 	json_t *w, *n;
 
-	json_array_foreach(warnings, i, w)
-	{
+	json_array_foreach(warnings, i, w) {
 		const char *fn = str_of(w, "function");
 		const char *opt = str_of(w, "option");
 		long long seen = json_integer_value(json_object_get(w, "seen"));
 
 		if (*fn)
-			fprintf(fp, "%s: In function '%s':\n", str_of(w, "file"),
-				fn);
+			fprintf(fp, "%s: In function '%s':\n",
+				str_of(w, "file"), fn);
 		fprintf(fp, "%s:%lld:%lld: %s", str_of(w, "file"),
 			json_integer_value(json_object_get(w, "line")),
 			json_integer_value(json_object_get(w, "column")),
@@ -193,8 +193,7 @@ void query_print_text(FILE *fp, json_t *warnings)
 		if (seen > 1)
 			fprintf(fp, " (seen from %lld objects)", seen);
 		fputc('\n', fp);
-		json_array_foreach(json_object_get(w, "notes"), j, n)
-		{
+		json_array_foreach(json_object_get(w, "notes"), j, n) {
 			fprintf(fp, "    %s:%lld:%lld: note: %s\n",
 				str_of(n, "file"),
 				json_integer_value(json_object_get(n, "line")),

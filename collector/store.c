@@ -25,10 +25,10 @@ struct hentry {
 };
 
 struct hmap {
-	struct hentry *e;	/* e[0..n) */
+	struct hentry *e; /* e[0..n) */
 	size_t n, alloc;
-	uint32_t *slots;	/* entry number + 1, or 0 when free */
-	size_t cap;		/* a power of two */
+	uint32_t *slots; /* entry number + 1, or 0 when free */
+	size_t cap; /* a power of two */
 };
 
 static size_t hmap_hash(const unsigned char key[HKEY])
@@ -122,10 +122,12 @@ static const char *const stmt_sql[ST_MAX] = {
 		     " VALUES (?,?,?,?,?,?,?,?)"
 		     " ON CONFLICT(fingerprint) DO UPDATE SET ordinal = ordinal"
 		     " RETURNING id",
-	[ST_OBJECT] = "INSERT INTO objects(build_id, path, state) VALUES (?,?,?)"
-		      " ON CONFLICT(build_id, path) DO UPDATE"
-		      " SET state = excluded.state RETURNING id",
-	[ST_OBJECT_GET] = "SELECT id FROM objects WHERE build_id = ? AND path = ?",
+	[ST_OBJECT] =
+		"INSERT INTO objects(build_id, path, state) VALUES (?,?,?)"
+		" ON CONFLICT(build_id, path) DO UPDATE"
+		" SET state = excluded.state RETURNING id",
+	[ST_OBJECT_GET] =
+		"SELECT id FROM objects WHERE build_id = ? AND path = ?",
 };
 
 struct build_writer {
@@ -133,12 +135,12 @@ struct build_writer {
 	sqlite3_stmt *st[ST_MAX];
 	long long build_id, commit_id;
 	int failed;
-	int carried;		/* diagnostics added now are carried */
+	int carried; /* diagnostics added now are carried */
 	unsigned long unparsed;
-	struct hmap placed;	/* key hash ^ line/col -> identity id */
-	struct hmap ordinals;	/* key hash -> next ordinal */
-	char *last_path;	/* object_of()'s last answer, for the next */
-	long long last_obj_id;	/* diagnostics mostly come in runs */
+	struct hmap placed; /* key hash ^ line/col -> identity id */
+	struct hmap ordinals; /* key hash -> next ordinal */
+	char *last_path; /* object_of()'s last answer, for the next */
+	long long last_obj_id; /* diagnostics mostly come in runs */
 };
 
 int store_tree(long long *out, sqlite3 *db, const struct tree_info *t)
@@ -397,8 +399,7 @@ out:
 	return id;
 }
 
-void bw_diag(struct build_writer *w, long long object_id,
-	     const struct diag *d)
+void bw_diag(struct build_writer *w, long long object_id, const struct diag *d)
 {
 	sqlite3_stmt *st = w->st[ST_DIAG], *nt = w->st[ST_NOTE];
 	long long diag_id, ident;
@@ -531,8 +532,7 @@ static int in_ranges(json_t *changed, const char *file, long line)
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(ranges, i, r)
-	{
+	json_array_foreach(ranges, i, r) {
 		long first = (long)json_integer_value(json_array_get(r, 0));
 		long last = (long)json_integer_value(json_array_get(r, 1));
 
@@ -664,10 +664,11 @@ int bw_finish(long long *out, struct build_writer *w)
 
 	if (w->failed)
 		goto fail;
-	if (db_prepare(&st, w->db,
-		       "UPDATE builds SET unparsed_lines = ?1, objects_compiled ="
-		       " (SELECT COUNT(*) FROM objects WHERE build_id = ?2"
-		       " AND state = 'compiled') WHERE id = ?2"))
+	if (db_prepare(
+		    &st, w->db,
+		    "UPDATE builds SET unparsed_lines = ?1, objects_compiled ="
+		    " (SELECT COUNT(*) FROM objects WHERE build_id = ?2"
+		    " AND state = 'compiled') WHERE id = ?2"))
 		goto fail;
 	db_bind_int(st, 1, (long long)w->unparsed, 0);
 	db_bind_int(st, 2, w->build_id, 0);

@@ -18,10 +18,10 @@ struct tree_info {
 	const char *name;
 	const char *version;
 	const char *pkg_version;
-	const char *kind;	/* tarball, dir, repo, log */
+	const char *kind; /* tarball, dir, repo, log */
 	const char *source;
 	const char *sha256;
-	const char *maintainers;	/* may be NULL */
+	const char *maintainers; /* may be NULL */
 };
 
 /* Find the tree with the same name, kind, source and sha256, or add it. */
@@ -32,9 +32,9 @@ struct commit_info {
 	long position;
 	const char *sha, *parent, *subject, *author, *patch;
 	long long date;
-	const char *apply_status;	/* base, applied, failed */
+	const char *apply_status; /* base, applied, failed */
 	const char *apply_error;
-	const char *changed;	/* JSON {"file": [[first, last], ...]} */
+	const char *changed; /* JSON {"file": [[first, last], ...]} */
 };
 
 /* Insert a commit row (or return the one at that position). */
@@ -46,7 +46,7 @@ struct build_info {
 	const char *compiler;
 	const char *flags;
 	int level;
-	const char *status;	/* ok, failed, ingested */
+	const char *status; /* ok, failed, ingested */
 	long long wall_ms;
 	const char *log_tail;
 	const char *image;
@@ -77,8 +77,7 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
  * or the translation unit it names, or none).  Errors are reported once
  * and make bw_finish() fail.
  */
-void bw_diag(struct build_writer *w, long long object_id,
-	     const struct diag *d);
+void bw_diag(struct build_writer *w, long long object_id, const struct diag *d);
 
 /*
  * Copy the diagnostics of object PATH in build PREV_BUILD into this build

@@ -126,8 +126,12 @@ void strbuf_add_json_str(struct strbuf *sb, const char *s)
 			break;
 		default:
 			if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
-				char u[6] = { '\\', 'u', '0', '0',
-					      digits[*p >> 4], digits[*p & 15] };
+				char u[6] = { '\\',
+					      'u',
+					      '0',
+					      '0',
+					      digits[*p >> 4],
+					      digits[*p & 15] };
 				strbuf_add(sb, u, 6);
 			} else {
 				strbuf_addch(sb, *p);

@@ -320,13 +320,11 @@ int util_run(const char *const *argv, const char *cwd, const char *out_path,
 	if (cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	if (out_path)
-		posix_spawn_file_actions_addopen(&fa, 1, out_path,
-						 O_WRONLY | O_CREAT | O_TRUNC,
-						 0644);
+		posix_spawn_file_actions_addopen(
+			&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (err_path)
-		posix_spawn_file_actions_addopen(&fa, 2, err_path,
-						 O_WRONLY | O_CREAT | O_TRUNC,
-						 0644);
+		posix_spawn_file_actions_addopen(
+			&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	/* posix_spawnp() does not modify argv; its prototype predates const */
 	memcpy(&av, &argv, sizeof(av));
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, av, environ);

@@ -26,8 +26,7 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "PROG: warning: MSG" on stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "PROG: MSG" on stderr and exit(2).  Only during start-up. */
-void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Allocation that dies on out-of-memory; x*free(NULL) is fine. */
 void *xmalloc(size_t n);
@@ -99,7 +98,10 @@ struct strbuf {
 };
 
 extern char strbuf_empty[];
-#define STRBUF_INIT { strbuf_empty, 0, 0 }
+#define STRBUF_INIT                \
+	{                          \
+		strbuf_empty, 0, 0 \
+	}
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 void strbuf_release(struct strbuf *sb);

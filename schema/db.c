@@ -143,11 +143,10 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 		return error("cannot open database '%s': %s", path,
 			     strerror(errno));
 	if (!looks_like_sqlite(path))
-		return error("'%s' is not a kwarn database (not SQLite)",
-			     path);
-	flags = mode == DB_READ_ONLY ? SQLITE_OPEN_READONLY :
-				       SQLITE_OPEN_READWRITE |
-					       SQLITE_OPEN_CREATE;
+		return error("'%s' is not a kwarn database (not SQLite)", path);
+	flags = mode == DB_READ_ONLY ?
+			SQLITE_OPEN_READONLY :
+			SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		error("cannot open database '%s': %s", path,
@@ -178,7 +177,8 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 			goto fail;
 		db_exec(db, "PRAGMA synchronous = NORMAL", "pragma");
 	}
-	if (db_exec(db, "PRAGMA foreign_keys = ON", "cannot enable foreign keys"))
+	if (db_exec(db, "PRAGMA foreign_keys = ON",
+		    "cannot enable foreign keys"))
 		goto fail;
 	*out = db;
 	return 0;

@@ -12,8 +12,8 @@
 #include <sqlite3.h>
 
 enum db_mode {
-	DB_READ_WRITE,	/* create if missing, migrate to the newest version */
-	DB_READ_ONLY,	/* must exist and be at the newest version */
+	DB_READ_WRITE, /* create if missing, migrate to the newest version */
+	DB_READ_ONLY, /* must exist and be at the newest version */
 };
 
 /*
