@@ -102,6 +102,12 @@ fuzz: $(B)/fuzz-parse
 bench: deps all
 	bench/run
 
+# The classifier against known bugs and intended sites, and the full gcc
+# agreement set of the fall-through level rules.
+eval: deps all
+	bench/eval-classifier
+	KWARN_LEVELS_FULL=1 prove -v tests/52-levels-gcc.t
+
 demo: deps all
 	scripts/demo
 
@@ -115,7 +121,7 @@ install: all
 clean:
 	rm -rf $(B) bin
 
-.PHONY: all deps unit check fuzz bench demo style-check install clean
+.PHONY: all deps unit check fuzz bench eval demo style-check install clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
