@@ -66,7 +66,8 @@ static void clean(struct clex *lx, struct cleaner *c, const char *src,
 					j++;
 				if (c->nsplice == c->alloc) {
 					c->alloc = c->alloc ? 2 * c->alloc : 16;
-					c->splice = xrealloc(c->splice,
+					c->splice = xrealloc(
+						c->splice,
 						c->alloc * sizeof(*c->splice));
 				}
 				c->splice[c->nsplice++] = o;
@@ -87,8 +88,10 @@ static void clean(struct clex *lx, struct cleaner *c, const char *src,
 			i++;
 			continue;
 		} else if (ch >= 0x80 && valid_utf8) {
-			size_t n = ch >= 0xf0 ? 3 : ch >= 0xe0 ? 2 :
-				   ch >= 0xc0 ? 1 : 0;
+			size_t n = ch >= 0xf0 ? 3 :
+				   ch >= 0xe0 ? 2 :
+				   ch >= 0xc0 ? 1 :
+						0;
 			size_t k;
 
 			if (!n || i + n >= len + 1 || ch > 0xf4)
@@ -144,8 +147,7 @@ static int is_ident_char(unsigned char ch)
 }
 
 /* End of a block comment whose body starts at I; sets *open if none. */
-static size_t skip_block_comment(const char *b, size_t n, size_t i,
-				 int *open)
+static size_t skip_block_comment(const char *b, size_t n, size_t i, int *open)
 {
 	for (; i + 1 < n; i++)
 		if (b[i] == '*' && b[i + 1] == '/')
@@ -241,8 +243,8 @@ void clex_run(struct clex *lx, const char *src, size_t len)
 		} else if (ch == '#' && bol) {
 			k = CTOK_PREPROC;
 			i = skip_directive(b, n, i, &ocom, &ostr);
-		} else if (isdigit(ch) || (ch == '.' && isdigit((unsigned char)
-							      b[i + 1]))) {
+		} else if (isdigit(ch) ||
+			   (ch == '.' && isdigit((unsigned char)b[i + 1]))) {
 			k = CTOK_NUMBER;
 			for (i++; i < n; i++) {
 				unsigned char x = (unsigned char)b[i];
@@ -397,8 +399,7 @@ static const char *level3_lead(const char *f, const char *end, char *first,
 }
 
 /* The level 3 sentence: ELSE/INTENTIONAL, FALL(S)THR(OUGH|U), reason. */
-static const char *level3_sentence(const char *f, const char *end,
-				   int block)
+static const char *level3_sentence(const char *f, const char *end, int block)
 {
 	int upper = 0;
 	char first;
@@ -427,7 +428,8 @@ static const char *level3_sentence(const char *f, const char *end,
 	if (!memcmp(f + 1, upper ? "HRU" : "hru", 3)) {
 		f += 4;
 	} else {
-		if (end - f < 7 || memcmp(f + 1, upper ? "HROUGH" : "hrough", 6))
+		if (end - f < 7 ||
+		    memcmp(f + 1, upper ? "HROUGH" : "hrough", 6))
 			return NULL;
 		f += 7;
 	}
@@ -671,8 +673,8 @@ static enum census_marker stmt_marker(const struct clex *lx, long semi,
 				*first = k - 1;
 				return ident_ci_has(lx, &t[a - 2],
 						    "fallthrough") ?
-					CENSUS_MARK_ATTRIBUTE :
-					CENSUS_MARK_NONE;
+					       CENSUS_MARK_ATTRIBUTE :
+					       CENSUS_MARK_NONE;
 			}
 		}
 	}
@@ -720,8 +722,7 @@ static unsigned gap_between(const struct clex *lx, long from, long to)
 }
 
 /* Fill the marker of label L at token index K. */
-static void find_marker(struct census_label *l, const struct clex *lx,
-			long k)
+static void find_marker(struct census_label *l, const struct clex *lx, long k)
 {
 	const struct ctok *t = lx->toks;
 	long i, first = -1, semis = 0;
@@ -741,10 +742,14 @@ static void find_marker(struct census_label *l, const struct clex *lx,
 			l->marker = m;
 			l->marker_line = t[first].line;
 			l->spelling = tokens_text(lx, first, i);
-			if (m == CENSUS_MARK_KEYWORD || m == CENSUS_MARK_ATTRIBUTE)
-				l->levels |= m == CENSUS_MARK_KEYWORD ||
-					     !memcmp(l->spelling, "__attr", 6) ?
-					0x3eu : 0;
+			if (m == CENSUS_MARK_KEYWORD ||
+			    m == CENSUS_MARK_ATTRIBUTE)
+				l->levels |=
+					m == CENSUS_MARK_KEYWORD ||
+							!memcmp(l->spelling,
+								"__attr", 6) ?
+						0x3eu :
+						0;
 			l->gap = gap_between(lx, i, k);
 			return;
 		}
@@ -771,8 +776,8 @@ static void find_marker(struct census_label *l, const struct clex *lx,
 		return;
 	l->marker = CENSUS_MARK_COMMENT;
 	l->marker_line = t[i].line;
-	l->spelling = census_comment_key(lx->buf + t[i].start,
-					 t[i].end - t[i].start);
+	l->spelling =
+		census_comment_key(lx->buf + t[i].start, t[i].end - t[i].start);
 	l->gap = gap_between(lx, i, k);
 }
 

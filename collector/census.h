@@ -17,19 +17,19 @@
 
 enum census_marker {
 	CENSUS_MARK_NONE,
-	CENSUS_MARK_COMMENT,	/* a comment that speaks of falling through */
-	CENSUS_MARK_KEYWORD,	/* fallthrough; (the kernel's macro) */
-	CENSUS_MARK_ATTRIBUTE,	/* __attribute__((fallthrough)), [[...]] */
-	CENSUS_MARK_MACRO,	/* FALLTHROUGH; fall_through(); ... */
+	CENSUS_MARK_COMMENT, /* a comment that speaks of falling through */
+	CENSUS_MARK_KEYWORD, /* fallthrough; (the kernel's macro) */
+	CENSUS_MARK_ATTRIBUTE, /* __attribute__((fallthrough)), [[...]] */
+	CENSUS_MARK_MACRO, /* FALLTHROUGH; fall_through(); ... */
 };
 
 /* What lies between a marker and its label (bits of census_label.gap). */
 enum census_gap {
-	CENSUS_GAP_BLANK = 1 << 0,	/* a blank line */
-	CENSUS_GAP_COMMENT = 1 << 1,	/* another comment */
-	CENSUS_GAP_STATEMENT = 1 << 2,	/* code: a statement, an expression */
-	CENSUS_GAP_BRACE = 1 << 3,	/* a closing brace */
-	CENSUS_GAP_PREPROC = 1 << 4,	/* a preprocessor line */
+	CENSUS_GAP_BLANK = 1 << 0, /* a blank line */
+	CENSUS_GAP_COMMENT = 1 << 1, /* another comment */
+	CENSUS_GAP_STATEMENT = 1 << 2, /* code: a statement, an expression */
+	CENSUS_GAP_BRACE = 1 << 3, /* a closing brace */
+	CENSUS_GAP_PREPROC = 1 << 4, /* a preprocessor line */
 };
 
 /* File-level notes (bits of census_file.notes). */
@@ -43,14 +43,14 @@ enum census_note {
 
 /* One `case` or `default` label and the marker standing before it. */
 struct census_label {
-	long line;		/* of the label */
+	long line; /* of the label */
 	int is_default;
-	long prev_line;		/* last line of the code before it, 0: none */
-	char prev_char;		/* that code's last character: ; } { : ) ... */
+	long prev_line; /* last line of the code before it, 0: none */
+	char prev_char; /* that code's last character: ; } { : ) ... */
 	enum census_marker marker;
-	char *spelling;		/* normalised marker spelling, or NULL */
-	long marker_line;	/* first line of the marker, 0: none */
-	unsigned gap;		/* enum census_gap: between marker and label */
+	char *spelling; /* normalised marker spelling, or NULL */
+	long marker_line; /* first line of the marker, 0: none */
+	unsigned gap; /* enum census_gap: between marker and label */
 	/*
 	 * Bit N set (N = 1..5): at -Wimplicit-fallthrough=N GCC 12 takes the
 	 * label as one that may be fallen into, by GCC's comment patterns and
@@ -63,7 +63,7 @@ struct census_file {
 	struct census_label *labels;
 	size_t nr, alloc;
 	long lines;
-	unsigned notes;		/* enum census_note */
+	unsigned notes; /* enum census_note */
 };
 
 /*
@@ -103,9 +103,9 @@ enum ctok_kind {
 	CTOK_NUMBER,
 	CTOK_STRING,
 	CTOK_CHAR,
-	CTOK_PUNCT,	/* one character */
+	CTOK_PUNCT, /* one character */
 	CTOK_COMMENT,
-	CTOK_PREPROC,	/* a whole directive, comments inside included */
+	CTOK_PREPROC, /* a whole directive, comments inside included */
 	CTOK_OTHER,
 };
 
@@ -116,12 +116,12 @@ struct ctok {
 };
 
 struct clex {
-	char *buf;		/* cleaned text */
+	char *buf; /* cleaned text */
 	size_t len;
 	struct ctok *toks;
 	size_t nr, alloc;
 	long lines;
-	unsigned notes;		/* enum census_note */
+	unsigned notes; /* enum census_note */
 };
 
 /* Lex LEN bytes at SRC into *out; release with clex_release(). */

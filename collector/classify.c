@@ -21,23 +21,23 @@
 /* A top-level statement of a case body: code tokens [first, last]. */
 struct stmt {
 	long first, last;
-	long op;		/* index of the assignment '=', or -1 */
-	int compound;		/* +=, |=, ... (reads its left side) */
-	int control;		/* if, for, while, switch, do, else, a block */
-	int exits;		/* break, return, goto or continue inside */
-	int is_exit;		/* the statement itself is one of those */
+	long op; /* index of the assignment '=', or -1 */
+	int compound; /* +=, |=, ... (reads its left side) */
+	int control; /* if, for, while, switch, do, else, a block */
+	int exits; /* break, return, goto or continue inside */
+	int is_exit; /* the statement itself is one of those */
 };
 
 struct body {
 	struct stmt s[MAX_STMTS];
 	int n;
-	int ends_in_exit;	/* last statement leaves the switch */
-	int falls_on;		/* ends without leaving: into the next case */
+	int ends_in_exit; /* last statement leaves the switch */
+	int falls_on; /* ends without leaving: into the next case */
 };
 
 struct cls {
 	struct clex lx;
-	long *code;		/* indexes of code tokens (no comments) */
+	long *code; /* indexes of code tokens (no comments) */
 	long ncode;
 };
 
@@ -142,9 +142,9 @@ static void cut_body(struct body *b, const struct cls *c, long from, long to)
 					       is(c, i + 1, "while")));
 		else if (punct(c, i, ';') && !paren && !brace)
 			end = 1;
-		else if (punct(c, i, ':') && !paren && !brace && i == start + 1 &&
-			 T(c, start)->kind == CTOK_IDENT)
-			end = 1;	/* a goto label */
+		else if (punct(c, i, ':') && !paren && !brace &&
+			 i == start + 1 && T(c, start)->kind == CTOK_IDENT)
+			end = 1; /* a goto label */
 		if (!end)
 			continue;
 		s = &b->s[b->n++];
@@ -159,8 +159,8 @@ static void cut_body(struct body *b, const struct cls *c, long from, long to)
 
 			if (is_exit_word(c, k))
 				s->exits = 1;
-			if (!s->control && s->op < 0 && assign_at(c, k, start,
-								  &comp)) {
+			if (!s->control && s->op < 0 &&
+			    assign_at(c, k, start, &comp)) {
 				s->op = k;
 				s->compound = comp;
 			}
@@ -224,9 +224,10 @@ static int is_print_call(const struct cls *c, long i)
 	const char *p = c->lx.buf + t->start;
 	size_t n = t->end - t->start;
 	static const char *const pre[] = {
-		"pr_", "dev_", "netdev_", "printk", "DRM_", "drm_", "WARN",
-		"dbg", "DBG", "debug", "log", "LOG", "trace", "BUG",
-		"netif_", "ath", "IWL_", "brcmf_dbg", "mlog", "ntfs_debug",
+		"pr_",	"dev_", "netdev_",   "printk", "DRM_",
+		"drm_", "WARN", "dbg",	     "DBG",    "debug",
+		"log",	"LOG",	"trace",     "BUG",    "netif_",
+		"ath",	"IWL_", "brcmf_dbg", "mlog",   "ntfs_debug",
 	};
 
 	if (t->kind != CTOK_IDENT)
@@ -295,7 +296,8 @@ static int dead_store(const struct cls *c, const struct body *a,
 
 			if (sb->control || sb->exits)
 				break;
-			if (sb->op >= 0 && !sb->compound && same_lhs(c, sa, sb) &&
+			if (sb->op >= 0 && !sb->compound &&
+			    same_lhs(c, sa, sb) &&
 			    !mentions(c, sb->op + 1, sb->last, base)) {
 				tok_str(what, n, c, sa->first, sa->op - 1);
 				return 1;
@@ -390,7 +392,7 @@ static int did_work(const struct cls *c, const struct body *a)
 		const struct stmt *s = &a->s[i];
 
 		if (s->exits)
-			return 0;	/* it leaves on a condition */
+			return 0; /* it leaves on a condition */
 		if (!s->control && !is_print_call(c, s->first))
 			work = 1;
 	}
@@ -416,7 +418,8 @@ static int advances_state(const struct cls *c, const struct body *a)
 				if (memmem(c->lx.buf + t->start,
 					   t->end - t->start, words[w],
 					   strlen(words[w])) &&
-				    ((k + 2 <= s->last && punct(c, k + 1, '+') &&
+				    ((k + 2 <= s->last &&
+				      punct(c, k + 1, '+') &&
 				      punct(c, k + 2, '+')) ||
 				     (k >= s->first + 2 &&
 				      punct(c, k - 1, '+') &&
@@ -447,7 +450,7 @@ static int sets_up(const struct cls *c, const struct body *a,
 			if (sb->op >= 0 && !sb->compound && !sb->control &&
 			    same_lhs(c, sa, sb) &&
 			    !mentions(c, sb->op + 1, sb->last, base))
-				break;	/* overwritten first */
+				break; /* overwritten first */
 			if (mentions(c, sb->first, sb->last, base))
 				return 1;
 		}
@@ -537,7 +540,8 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	if (dead_store(&c, a, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case overwrites '%s' before anything reads "
-		     "what this case stored there", what);
+		     "what this case stored there",
+		     what);
 	} else if (!a->n) {
 		says(out, CLASSIFY_INTENDED,
 		     "the falling case has no statements of its own");

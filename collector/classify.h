@@ -20,14 +20,14 @@
 #include <stddef.h>
 
 enum classify_verdict {
-	CLASSIFY_INTENDED,	/* likely intended: add fallthrough; */
-	CLASSIFY_MISSING_BREAK,	/* likely missing break: add break; */
+	CLASSIFY_INTENDED, /* likely intended: add fallthrough; */
+	CLASSIFY_MISSING_BREAK, /* likely missing break: add break; */
 };
 
 struct classify_result {
 	enum classify_verdict verdict;
-	const char *fix;	/* static: "break;" or "fallthrough;" */
-	char reason[256];	/* in words, one sentence */
+	const char *fix; /* static: "break;" or "fallthrough;" */
+	char reason[256]; /* in words, one sentence */
 };
 
 /*

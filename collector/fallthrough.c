@@ -59,8 +59,7 @@ struct source_walk {
 	long files;
 };
 
-static void walk_skip(struct source_walk *w, const char *path,
-		      const char *why)
+static void walk_skip(struct source_walk *w, const char *path, const char *why)
 {
 	if (w->nskips == w->askips) {
 		w->askips = w->askips ? 2 * w->askips : 8;
@@ -217,7 +216,8 @@ static int open_commit_tree(git_repository **repo_out, git_tree **tree_out,
 	if (git_repository_open_ext(repo_out, repo_path, 0, NULL)) {
 		*repo_out = NULL;
 		return error("cannot open repository '%s': %s", repo_path,
-			     git_error_last() ? git_error_last()->message : "?");
+			     git_error_last() ? git_error_last()->message :
+						"?");
 	}
 	if (git_revparse_single(&obj, *repo_out, rev) ||
 	    git_object_peel((git_object **)tree_out, obj, GIT_OBJECT_TREE)) {
@@ -247,8 +247,7 @@ static int walk_git(struct source_walk *w, const char *repo_path,
 
 /* Read one file of a commit, or of a directory, into *out. */
 static int read_source(char **out, size_t *len, const char *tree_dir,
-		       const char *repo_path, const char *rev,
-		       const char *file)
+		       const char *repo_path, const char *rev, const char *file)
 {
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
@@ -318,7 +317,7 @@ struct tally_row {
 	enum census_marker kind;
 	char *spelling;
 	long count;
-	long accepted[6];	/* placed so that level N accepts it */
+	long accepted[6]; /* placed so that level N accepts it */
 };
 
 struct upgrade {
@@ -356,7 +355,10 @@ static struct tally_row *tally_find(struct census_run *r,
 }
 
 static const char *const note_names[] = {
-	"unterminated comment", "unterminated string", "NUL bytes", "CRLF",
+	"unterminated comment",
+	"unterminated string",
+	"NUL bytes",
+	"CRLF",
 	"not UTF-8",
 };
 
@@ -435,13 +437,15 @@ static void census_print_text(struct census_run *r, struct source_walk *w,
 			printf("%s:%ld: %s\n", r->ups[i].file, r->ups[i].line,
 			       r->ups[i].spelling);
 		printf("%zu marker(s) pass at -Wimplicit-fallthrough=3 and "
-		       "fail at =5\n", r->nups);
+		       "fail at =5\n",
+		       r->nups);
 		return;
 	}
 	printf("fall-through markers in %s: %ld files, %ld case labels, "
-	       "%ld with a marker\n\n", what, w->files, r->labels, r->marked);
-	printf("%-10s %7s %7s %7s %7s  %s\n", "kind", "count", "ok@=3",
-	       "ok@=4", "ok@=5", "spelling (case folded)");
+	       "%ld with a marker\n\n",
+	       what, w->files, r->labels, r->marked);
+	printf("%-10s %7s %7s %7s %7s  %s\n", "kind", "count", "ok@=3", "ok@=4",
+	       "ok@=5", "spelling (case folded)");
 	for (i = 0; i < r->nr; i++) {
 		const struct tally_row *row = &r->rows[i];
 
@@ -482,18 +486,16 @@ static json_t *census_json(struct census_run *r, struct source_walk *w,
 	for (i = 0; i < r->nr && !upgrade; i++) {
 		json_t *m = json_object(), *acc = json_object();
 
-		json_object_set_new(m, "kind",
-				    json_string(census_marker_name(
-					    r->rows[i].kind)));
-		json_object_set_new(m, "spelling",
-				    jstr(r->rows[i].spelling));
-		json_object_set_new(m, "count",
-				    json_integer(r->rows[i].count));
+		json_object_set_new(
+			m, "kind",
+			json_string(census_marker_name(r->rows[i].kind)));
+		json_object_set_new(m, "spelling", jstr(r->rows[i].spelling));
+		json_object_set_new(m, "count", json_integer(r->rows[i].count));
 		for (int lv = 1; lv <= 5; lv++) {
 			char k[2] = { (char)('0' + lv), 0 };
 
-			json_object_set_new(acc, k, json_integer(
-					r->rows[i].accepted[lv]));
+			json_object_set_new(
+				acc, k, json_integer(r->rows[i].accepted[lv]));
 		}
 		json_object_set_new(m, "accepted", acc);
 		json_array_append_new(a, m);
@@ -504,8 +506,7 @@ static json_t *census_json(struct census_run *r, struct source_walk *w,
 
 		json_object_set_new(u, "file", jstr(r->ups[i].file));
 		json_object_set_new(u, "line", json_integer(r->ups[i].line));
-		json_object_set_new(u, "marker",
-				    jstr(r->ups[i].spelling));
+		json_object_set_new(u, "marker", jstr(r->ups[i].spelling));
 		json_array_append_new(ups, u);
 	}
 	json_object_set_new(o, "upgrade", ups);
@@ -538,11 +539,13 @@ static int census_levels(const char *path)
 	census_scan(&f, buf, len);
 	for (size_t i = 0; i < f.nr; i++) {
 		const struct census_label *l = &f.labels[i];
-		json_t *e = json_object(), *lv = json_array(), *g = json_array();
+		json_t *e = json_object(), *lv = json_array(),
+		       *g = json_array();
 
 		json_object_set_new(e, "line", json_integer(l->line));
-		json_object_set_new(e, "label", json_string(l->is_default ?
-							    "default" : "case"));
+		json_object_set_new(e, "label",
+				    json_string(l->is_default ? "default" :
+								"case"));
 		for (int n = 1; n <= 5; n++)
 			if (l->levels & (1u << n))
 				json_array_append_new(lv, json_integer(n));
@@ -550,15 +553,14 @@ static int census_levels(const char *path)
 		json_object_set_new(e, "marker",
 				    json_string(census_marker_name(l->marker)));
 		if (l->spelling)
-			json_object_set_new(e, "spelling",
-					    jstr(l->spelling));
+			json_object_set_new(e, "spelling", jstr(l->spelling));
 		if (l->marker_line)
 			json_object_set_new(e, "marker_line",
 					    json_integer(l->marker_line));
 		for (size_t k = 0; k < ARRAY_SIZE(gap_names); k++)
 			if (l->gap & (1u << k))
-				json_array_append_new(g,
-						      json_string(gap_names[k]));
+				json_array_append_new(
+					g, json_string(gap_names[k]));
 		json_object_set_new(e, "gap", g);
 		json_array_append_new(a, e);
 	}
@@ -604,14 +606,30 @@ int cmd_census(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'c': commit = optarg; break;
-		case 'r': repo = optarg; break;
-		case 'f': format = optarg; break;
-		case 'u': upgrade = 1; break;
-		case 'l': levels = optarg; break;
-		case 'h': census_usage(stdout); return 0;
-		default: census_usage(stderr); return 2;
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'c':
+			commit = optarg;
+			break;
+		case 'r':
+			repo = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'u':
+			upgrade = 1;
+			break;
+		case 'l':
+			levels = optarg;
+			break;
+		case 'h':
+			census_usage(stdout);
+			return 0;
+		default:
+			census_usage(stderr);
+			return 2;
 		}
 	}
 	if (levels)
@@ -707,8 +725,7 @@ struct eval_run {
 	int verbose;
 };
 
-static int eval_visit(void *ctx, const char *path, const char *buf,
-		      size_t len)
+static int eval_visit(void *ctx, const char *path, const char *buf, size_t len)
 {
 	struct eval_run *ev = ctx;
 	struct census_file f;
@@ -773,8 +790,9 @@ static void print_result(const char *file, long warn, long here,
 		json_object_set_new(o, "file", jstr(file));
 		json_object_set_new(o, "warn_line", json_integer(warn));
 		json_object_set_new(o, "here_line", json_integer(here));
-		json_object_set_new(o, "verdict", json_string(
-				classify_verdict_name(r->verdict)));
+		json_object_set_new(
+			o, "verdict",
+			json_string(classify_verdict_name(r->verdict)));
 		json_object_set_new(o, "fix", json_string(r->fix));
 		json_object_set_new(o, "reason", jstr(r->reason));
 		json_dumpf(o, stdout, JSON_COMPACT);
@@ -787,8 +805,8 @@ static void print_result(const char *file, long warn, long here,
 }
 
 /* Classify the stored implicit-fallthrough warnings of one build. */
-static int classify_db(const char *dbpath, const char *ref,
-		       const char *repo, const char *tree_dir, int as_json)
+static int classify_db(const char *dbpath, const char *ref, const char *repo,
+		       const char *tree_dir, int as_json)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL, *cs = NULL;
@@ -852,7 +870,8 @@ static int classify_db(const char *dbpath, const char *ref,
 		goto out;
 	if (!as_json)
 		printf("%ld classified: %ld likely missing break, %ld not "
-		       "readable\n", done, bugs, failed);
+		       "readable\n",
+		       done, bugs, failed);
 	ret = 0;
 out:
 	sqlite3_finalize(cs);
@@ -895,14 +914,30 @@ int cmd_classify(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 'c': commit = optarg; break;
-		case 'r': repo = optarg; break;
-		case 't': tree = optarg; break;
-		case 'F': file = optarg; break;
-		case 'f': format = optarg; break;
-		case 'e': eval = 1; break;
-		case 'v': verbose++; break;
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'c':
+			commit = optarg;
+			break;
+		case 'r':
+			repo = optarg;
+			break;
+		case 't':
+			tree = optarg;
+			break;
+		case 'F':
+			file = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'e':
+			eval = 1;
+			break;
+		case 'v':
+			verbose++;
+			break;
 		case 'w':
 		case 'H':
 			if (util_parse_long(c == 'w' ? &warn : &here, optarg, 1,
@@ -911,8 +946,12 @@ int cmd_classify(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h': classify_usage(stdout); return 0;
-		default: classify_usage(stderr); return 2;
+		case 'h':
+			classify_usage(stdout);
+			return 0;
+		default:
+			classify_usage(stderr);
+			return 2;
 		}
 	}
 	if (strcmp(format, "text") && strcmp(format, "json")) {
@@ -925,7 +964,8 @@ int cmd_classify(int argc, char **argv)
 			return 2;
 		}
 		return classify_eval(argv + optind, argc - optind, verbose) ?
-			1 : 0;
+			       1 :
+			       0;
 	}
 	if (file) {
 		struct classify_result r;
@@ -954,5 +994,7 @@ int cmd_classify(int argc, char **argv)
 		return 2;
 	}
 	return classify_db(dbpath, commit, repo, tree,
-			   !strcmp(format, "json")) ? 1 : 0;
+			   !strcmp(format, "json")) ?
+		       1 :
+		       0;
 }

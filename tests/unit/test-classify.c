@@ -174,7 +174,9 @@ static void test_cases(void)
 		ok(rc == 0 && r.verdict == c->want, "%s: %s (%s)", c->what,
 		   classify_verdict_name(r.verdict), r.reason);
 		ok(!strcmp(r.fix, c->want == CLASSIFY_MISSING_BREAK ?
-			   "break;" : "fallthrough;") && r.reason[0],
+					  "break;" :
+					  "fallthrough;") &&
+			   r.reason[0],
 		   "%s: fix '%s' and a reason", c->what, r.fix);
 	}
 }
@@ -184,18 +186,19 @@ static void test_bad_input(void)
 	static const char unterminated[] =
 		"int f(int x) { switch (x) { case 1: y = 1;\n"
 		"case 2: y = 2; break; } /* never closed\n case 3:";
-	static const char junk[] = "\xff\xfe\x00\x01" "case\x80:\r\r\n\\";
+	static const char junk[] = "\xff\xfe\x00\x01"
+				   "case\x80:\r\r\n\\";
 	struct classify_result r;
 	struct census_file f;
 	char *big;
 	size_t n = 4u << 20;
 
-	ok(classify_fallthrough(&r, unterminated, strlen(unterminated), 1,
-				2) == 0 &&
-	   r.verdict == CLASSIFY_MISSING_BREAK,
+	ok(classify_fallthrough(&r, unterminated, strlen(unterminated), 1, 2) ==
+			   0 &&
+		   r.verdict == CLASSIFY_MISSING_BREAK,
 	   "an unterminated comment after the switch: still classified");
 	ok(classify_fallthrough(&r, "int x;\n", 7, 1, 1) == -1 &&
-	   r.verdict == CLASSIFY_INTENDED && r.fix,
+		   r.verdict == CLASSIFY_INTENDED && r.fix,
 	   "no label on the line: -1 and a verdict all the same");
 	ok(classify_fallthrough(&r, junk, sizeof(junk) - 1, 1, 1) <= 0,
 	   "binary junk: no crash");
@@ -204,12 +207,15 @@ static void test_bad_input(void)
 	census_scan(&f, unterminated, strlen(unterminated));
 	ok(f.notes & CENSUS_NOTE_UNTERMINATED_COMMENT,
 	   "census notes the unterminated comment");
-	ok(f.nr == 2, "census: the label inside the comment is no label "
-	   "(%zu labels)", f.nr);
+	ok(f.nr == 2,
+	   "census: the label inside the comment is no label "
+	   "(%zu labels)",
+	   f.nr);
 	census_file_release(&f);
 
 	census_scan(&f, junk, sizeof(junk) - 1);
-	ok((f.notes & CENSUS_NOTE_NUL_BYTES) && (f.notes & CENSUS_NOTE_NOT_UTF8),
+	ok((f.notes & CENSUS_NOTE_NUL_BYTES) &&
+		   (f.notes & CENSUS_NOTE_NOT_UTF8),
 	   "census notes NUL bytes and bytes that are not UTF-8");
 	census_file_release(&f);
 
@@ -237,7 +243,7 @@ static void test_comment_levels(void)
 		{ "/*@fallthrough@*/", 0x1e },
 		{ "/* nothing */", 0x2 },
 		{ "/* fall Through */", 0x6 },
-		{ "/* fall through", 0 },	/* unterminated */
+		{ "/* fall through", 0 }, /* unterminated */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
@@ -266,21 +272,24 @@ static void test_store(void)
 	}
 	path = xstrfmt("%s/k.db", dir);
 	ok(db_open(&db, path, DB_READ_WRITE) == 0, "database opens");
-	db_exec(db, "INSERT INTO identities (id, fingerprint, kind, message) "
-		"VALUES (7, 'x', 'warning', 'm')", "insert identity");
+	db_exec(db,
+		"INSERT INTO identities (id, fingerprint, kind, message) "
+		"VALUES (7, 'x', 'warning', 'm')",
+		"insert identity");
 	ok(classify_store(db, 7, &r) == 0, "verdict stored");
 	r.verdict = CLASSIFY_INTENDED;
 	r.fix = "fallthrough;";
 	ok(classify_store(db, 7, &r) == 0, "verdict replaced");
-	db_prepare(&st, db, "SELECT verdict, fix, count(*) FROM "
+	db_prepare(&st, db,
+		   "SELECT verdict, fix, count(*) FROM "
 		   "classifications WHERE identity_id = 7");
 	ok(st && sqlite3_step(st) == SQLITE_ROW &&
-	   !strcmp(db_col_text(st, 0), "likely intended") &&
-	   !strcmp(db_col_text(st, 1), "fallthrough;") &&
-	   sqlite3_column_int(st, 2) == 1, "one row, the newer verdict");
+		   !strcmp(db_col_text(st, 0), "likely intended") &&
+		   !strcmp(db_col_text(st, 1), "fallthrough;") &&
+		   sqlite3_column_int(st, 2) == 1,
+	   "one row, the newer verdict");
 	sqlite3_finalize(st);
-	ok(classify_store(db, 99, &r) == -1,
-	   "an unknown identity is refused");
+	ok(classify_store(db, 99, &r) == -1, "an unknown identity is refused");
 	db_close(db);
 	util_rm_rf(dir);
 	free(path);
