@@ -170,14 +170,23 @@ static int split_path(char **seg, size_t *nseg, const char *path, size_t len)
 	return 0;
 }
 
-static int json_reply(struct MHD_Connection *c, int status, const char *body,
-		      size_t len)
+/* 1 if the client takes gzip (and does not refuse it with q=0). */
+static int accepts_gzip(struct MHD_Connection *c)
 {
-	struct MHD_Response *resp;
+	const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     "Accept-Encoding");
+	const char *g = ae ? strstr(ae, "gzip") : NULL;
+
+	return g && strncmp(g + 4, ";q=0", 4) != 0 &&
+	       strncmp(g + 4, "; q=0", 5) != 0;
+}
+
+/* Add the headers of a JSON answer to RESP, queue it and drop our ref. */
+static int queue_json(struct MHD_Connection *c, int status,
+		      struct MHD_Response *resp, const char *encoding)
+{
 	int ret;
 
-	resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
-					       MHD_RESPMEM_MUST_COPY);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Type",
@@ -186,9 +195,30 @@ static int json_reply(struct MHD_Connection *c, int status, const char *body,
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, "Allow", "GET, HEAD");
+	if (encoding) {
+		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
+		if (*encoding)
+			MHD_add_response_header(resp, "Content-Encoding",
+						encoding);
+	}
 	ret = MHD_queue_response(c, (unsigned)status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+static void blob_release(void *cls)
+{
+	blob_unref(cls);
+}
+
+static int json_reply(struct MHD_Connection *c, int status, const char *body,
+		      size_t len)
+{
+	return queue_json(c, status,
+			  MHD_create_response_from_buffer(
+				  len, (void *)(uintptr_t)body,
+				  MHD_RESPMEM_MUST_COPY),
+			  NULL);
 }
 
 static int error_reply(struct MHD_Connection *c, int status,
@@ -216,9 +246,21 @@ static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 	int ret;
 
 	if (reply->blob) {
-		ret = json_reply(c, reply->status, reply->blob->data,
-				 reply->blob->len);
+		struct blob *b = reply->blob;
+		struct MHD_Response *resp;
+
+		if (reply->gz && accepts_gzip(c))
+			b = reply->gz;
+		/* no copy: the response holds a reference to the blob */
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(
+			b->len, b->data, blob_release, blob_ref(b));
+		if (!resp)
+			blob_unref(b);
+		ret = queue_json(c, reply->status, resp,
+				 !reply->gz ? NULL :
+				 b == reply->gz ? "gzip" : "");
 		blob_unref(reply->blob);
+		blob_unref(reply->gz);
 		json_decref(reply->json);
 		return ret;
 	}

@@ -65,6 +65,8 @@ struct blob *blob_new(const char *data, size_t len);
 struct blob *blob_ref(struct blob *b);
 /* Drop one reference; the last one frees B.  NULL is fine. */
 void blob_unref(struct blob *b);
+/* B's data gzip-compressed into a new blob, or NULL on failure. */
+struct blob *blob_gzip(const struct blob *b);
 
 /* One request as the router hands it to an endpoint. */
 struct api_req {
@@ -80,6 +82,7 @@ struct api_reply {
 	char *text;		/* pre-built JSON body (owned, malloc'd) */
 	size_t len;
 	struct blob *blob;	/* shared pre-built body (one reference) */
+	struct blob *gz;	/* the same gzip-compressed, or NULL */
 };
 
 /* Query parameter NAME of the request, or NULL. */

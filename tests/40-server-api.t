@@ -114,6 +114,10 @@ t "boot verdict from the boots table, null where none" \
 	jqe '[.[].boot] == [null, "pass", null]' "$tmp/bd"
 get /api/runs/$RUN/burndown >"$tmp/bd2"
 t "second burn-down (cached) is identical" cmp -s "$tmp/bd" "$tmp/bd2"
+curl -s -D "$tmp/gzh" -H 'Accept-Encoding: gzip' "$BASE/api/runs/$RUN/burndown" |
+	gzip -dc >"$tmp/bd3" && grep -qi '^content-encoding: gzip' "$tmp/gzh"
+t "burn-down with Accept-Encoding: gzip is the same, compressed" \
+	cmp -s "$tmp/bd" "$tmp/bd3"
 
 # commits/{id}/warnings
 for c in "$C1" "$C2" "$C3"; do
