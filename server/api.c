@@ -123,12 +123,16 @@ static json_t *jstr(const char *s)
 	copy = xstrdup(s);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)copy[i];
-		size_t n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 :
-			   (c >> 3) == 30 ? 3 : 9;
+		size_t n = c < 0x80	  ? 0 :
+			   (c >> 5) == 6  ? 1 :
+			   (c >> 4) == 14 ? 2 :
+			   (c >> 3) == 30 ? 3 :
+					    9;
 		size_t k;
 
 		for (k = 1; n != 9 && k <= n; k++)
-			if (i + k >= len || ((unsigned char)copy[i + k] >> 6) != 2)
+			if (i + k >= len ||
+			    ((unsigned char)copy[i + k] >> 6) != 2)
 				n = 9;
 		if (n == 9)
 			copy[i] = '?';
@@ -166,8 +170,10 @@ static int parse_id(long long *out, struct api_reply *reply, const char *name,
 	long v;
 
 	if (util_parse_long(&v, s, 1, 0x7fffffffffffL))
-		return api_fail(reply, 400, "bad parameter '%s': want a"
-				" positive integer", name);
+		return api_fail(reply, 400,
+				"bad parameter '%s': want a"
+				" positive integer",
+				name);
 	*out = v;
 	return 0;
 }
@@ -181,10 +187,13 @@ static int parse_page(long *limit, long *offset, struct api_reply *reply,
 	*limit = DEFAULT_LIMIT;
 	*offset = 0;
 	if (l && util_parse_long(limit, l, 1, MAX_LIMIT))
-		return api_fail(reply, 400, "bad parameter 'limit': want 1 to"
-				" %d", MAX_LIMIT);
+		return api_fail(reply, 400,
+				"bad parameter 'limit': want 1 to"
+				" %d",
+				MAX_LIMIT);
 	if (o && util_parse_long(offset, o, 0, 1000000000L))
-		return api_fail(reply, 400, "bad parameter 'offset': want 0 to"
+		return api_fail(reply, 400,
+				"bad parameter 'offset': want 0 to"
 				" 1000000000");
 	return 0;
 }
@@ -336,7 +345,8 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 	db_bind_int(st, 1, tree_id, 0);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			maint_parse(&m, (const char *)sqlite3_column_text(st, 0),
+			maint_parse(&m,
+				    (const char *)sqlite3_column_text(st, 0),
 				    (size_t)sqlite3_column_bytes(st, 0));
 		ret = 0;
 	}
@@ -353,14 +363,14 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 
 /* runs, trees, health */
 
-#define RUN_COLS                                                             \
-	"r.id, r.tree_id, t.name, t.version, r.kind, r.series, r.config,"   \
-	" r.level, r.status, r.message, r.started_at, r.finished_at,"       \
-	" (SELECT COUNT(*) FROM commits c WHERE c.run_id = r.id),"          \
-	" (SELECT COUNT(*) FROM states s WHERE s.commit_id = (SELECT c.id"  \
-	"  FROM commits c WHERE c.run_id = r.id AND EXISTS (SELECT 1 FROM"  \
-	"  builds b WHERE b.commit_id = c.id) ORDER BY c.position DESC"     \
-	"  LIMIT 1) AND s.state IN ('new', 'present'))"                     \
+#define RUN_COLS                                                           \
+	"r.id, r.tree_id, t.name, t.version, r.kind, r.series, r.config,"  \
+	" r.level, r.status, r.message, r.started_at, r.finished_at,"      \
+	" (SELECT COUNT(*) FROM commits c WHERE c.run_id = r.id),"         \
+	" (SELECT COUNT(*) FROM states s WHERE s.commit_id = (SELECT c.id" \
+	"  FROM commits c WHERE c.run_id = r.id AND EXISTS (SELECT 1 FROM" \
+	"  builds b WHERE b.commit_id = c.id) ORDER BY c.position DESC"    \
+	"  LIMIT 1) AND s.state IN ('new', 'present'))"                    \
 	" FROM runs r JOIN trees t ON t.id = r.tree_id"
 
 static json_t *run_json(sqlite3_stmt *st)
@@ -527,7 +537,7 @@ enum { TALLY_NEW, TALLY_PRESENT, TALLY_FIXED, TALLY_NOT_BUILT, TALLY_MAX };
 
 struct tally {
 	long long commit_id;
-	json_t *entry;		/* the commit's burn-down entry (borrowed) */
+	json_t *entry; /* the commit's burn-down entry (borrowed) */
 	long long n[TALLY_MAX];
 	struct {
 		char *option;
@@ -563,8 +573,8 @@ static void tally_option(struct tally *t, const char *option)
 /* Add KEY += N in object O. */
 static void add_to(json_t *o, const char *key, long long n)
 {
-	set(o, key, json_integer(json_integer_value(json_object_get(o, key)) +
-				 n));
+	set(o, key,
+	    json_integer(json_integer_value(json_object_get(o, key)) + n));
 }
 
 /* Add the counts to the entry (a commit may come by twice); restart. */
@@ -604,14 +614,15 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 	char key[32];
 	int rc, ret = -1;
 
-	if (db_prepare(&st, db,
-		       "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
-		       " c.apply_status, x.bid, (SELECT bo.verdict FROM boots bo"
-		       "  WHERE bo.build_id = x.bid ORDER BY bo.id DESC LIMIT 1)"
-		       " FROM commits c, (SELECT cc.id AS cid, (SELECT MAX(b.id)"
-		       "  FROM builds b WHERE b.commit_id = cc.id) AS bid"
-		       "  FROM commits cc WHERE cc.run_id = ?1) x"
-		       " WHERE c.id = x.cid ORDER BY c.position"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
+		    " c.apply_status, x.bid, (SELECT bo.verdict FROM boots bo"
+		    "  WHERE bo.build_id = x.bid ORDER BY bo.id DESC LIMIT 1)"
+		    " FROM commits c, (SELECT cc.id AS cid, (SELECT MAX(b.id)"
+		    "  FROM builds b WHERE b.commit_id = cc.id) AS bid"
+		    "  FROM commits cc WHERE cc.run_id = ?1) x"
+		    " WHERE c.id = x.cid ORDER BY c.position"))
 		goto out;
 	db_bind_int(st, 1, run_id, 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -668,10 +679,10 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 			continue;
 		if (!strcmp(state, "new") || !strcmp(state, "present")) {
 			acc.n[state[0] == 'n' ? TALLY_NEW : TALLY_PRESENT]++;
-			tally_option(&acc, sqlite3_column_type(st, 2) ==
-							   SQLITE_NULL ?
-						   "(none)" :
-						   db_col_text(st, 2));
+			tally_option(&acc,
+				     sqlite3_column_type(st, 2) == SQLITE_NULL ?
+					     "(none)" :
+					     db_col_text(st, 2));
 		} else if (!strcmp(state, "fixed")) {
 			acc.n[TALLY_FIXED]++;
 		} else {
@@ -741,8 +752,8 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 struct point {
 	long long run_id, commit_id, tree_id;
 	long position;
-	char *sha;		/* the commit's sha */
-	char *base;		/* sha of the run's first commit */
+	char *sha; /* the commit's sha */
+	char *base; /* sha of the run's first commit */
 };
 
 static void point_release(struct point *p)
@@ -813,7 +824,8 @@ static int point_resolve(struct point *p, struct api_reply *reply,
 	}
 	if (ref) {
 		if (!*ref || strlen(ref) > MAX_REF)
-			return api_fail(reply, 400, "bad parameter 'commit':"
+			return api_fail(reply, 400,
+					"bad parameter 'commit':"
 					" want a sha, a prefix or an id");
 		if (db_prepare(&st, r->db,
 			       "SELECT id FROM commits WHERE (?2 IS NULL OR"
@@ -868,10 +880,10 @@ static json_t *point_json(const struct point *p)
 
 struct wquery {
 	const struct point *p;
-	const char *state;	/* NULL: new and present */
+	const char *state; /* NULL: new and present */
 	const char *file, *function;
-	char *option;		/* with its "-W" */
-	char *files;		/* JSON array of files (subsystem), or NULL */
+	char *option; /* with its "-W" */
+	char *files; /* JSON array of files (subsystem), or NULL */
 	long limit, offset;
 };
 
@@ -885,15 +897,16 @@ static int check_state(struct api_reply *reply, const char *s)
 	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
 		if (!strcmp(s, states[i]))
 			return 0;
-	return api_fail(reply, 400, "bad parameter 'state': want new, present,"
+	return api_fail(reply, 400,
+			"bad parameter 'state': want new, present,"
 			" fixed or not_built");
 }
 
-#define WQ_WHERE                                                            \
-	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new',"   \
-	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"     \
-	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"          \
-	" i.option = ?5) AND (?6 IS NULL OR i.file IN (SELECT value FROM"   \
+#define WQ_WHERE                                                          \
+	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new'," \
+	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
+	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
+	" i.option = ?5) AND (?6 IS NULL OR i.file IN (SELECT value FROM" \
 	" json_each(?6)))"
 
 static void wq_bind(sqlite3_stmt *st, const struct wquery *q)
@@ -952,28 +965,29 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 	if (db_prepare(&cnt, db,
 		       "SELECT COUNT(*) FROM states s JOIN identities i"
 		       " ON i.id = s.identity_id" WQ_WHERE) ||
-	    db_prepare(&st, db,
-		       "SELECT s.identity_id, s.state, s.seen, d.id,"
-		       " COALESCE(d.file, i.file), d.line, d.col,"
-		       " COALESCE(d.function, i.function),"
-		       " COALESCE(d.option, i.option),"
-		       " COALESCE(d.message, i.message), d.source, i.kind,"
-		       " o.path, i.fingerprint, b.flags, d.build_id,"
-		       " (SELECT c2.sha FROM states s2 JOIN commits c2"
-		       "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
-		       "  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8"
-		       "  AND s2.state = 'new' ORDER BY c2.position DESC"
-		       "  LIMIT 1),"
-		       " (SELECT c2.sha FROM states s2 JOIN commits c2"
-		       "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
-		       "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
-		       "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
-		       " s.in_change"
-		       " FROM states s JOIN identities i ON i.id = s.identity_id"
-		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		       " LEFT JOIN objects o ON o.id = d.object_id"
-		       " LEFT JOIN builds b ON b.id = d.build_id" WQ_WHERE
-		       " ORDER BY 5, 6, 7, s.identity_id LIMIT ?9 OFFSET ?10") ||
+	    db_prepare(
+		    &st, db,
+		    "SELECT s.identity_id, s.state, s.seen, d.id,"
+		    " COALESCE(d.file, i.file), d.line, d.col,"
+		    " COALESCE(d.function, i.function),"
+		    " COALESCE(d.option, i.option),"
+		    " COALESCE(d.message, i.message), d.source, i.kind,"
+		    " o.path, i.fingerprint, b.flags, d.build_id,"
+		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
+		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
+		    "  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8"
+		    "  AND s2.state = 'new' ORDER BY c2.position DESC"
+		    "  LIMIT 1),"
+		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
+		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
+		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
+		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
+		    " s.in_change"
+		    " FROM states s JOIN identities i ON i.id = s.identity_id"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " LEFT JOIN builds b ON b.id = d.build_id" WQ_WHERE
+		    " ORDER BY 5, 6, 7, s.identity_id LIMIT ?9 OFFSET ?10") ||
 	    db_prepare(&nt, db,
 		       "SELECT file, line, col, message, source FROM notes"
 		       " WHERE diag_id = ? ORDER BY seq")) {
@@ -992,8 +1006,8 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 		set(reply->json, "total", col_int(cnt, 0));
 	set(reply->json, "limit", json_integer(q->limit));
 	set(reply->json, "offset", json_integer(q->offset));
-	set(reply->json, "state", q->state ? json_string(q->state) :
-					      json_string("new,present"));
+	set(reply->json, "state",
+	    q->state ? json_string(q->state) : json_string("new,present"));
 	set(reply->json, "commit", point_json(q->p));
 	arr = json_array();
 	set(reply->json, "warnings", arr);
@@ -1049,8 +1063,10 @@ static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
 	if (tree_maint(&m, db, p->tree_id))
 		return db_fail(reply, db);
 	if (!m)
-		return api_fail(reply, 404, "the tree of run %lld has no"
-				" MAINTAINERS", p->run_id);
+		return api_fail(reply, 404,
+				"the tree of run %lld has no"
+				" MAINTAINERS",
+				p->run_id);
 	idx = maint_find(m, name);
 	if (idx < 0)
 		return api_fail(reply, 404, "no MAINTAINERS entry '%s'", name);
@@ -1162,11 +1178,12 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 		goto out;
 	}
 	counts = xcalloc(maint_count(m) + 1, sizeof(*counts));
-	if (db_prepare(&st, r->db,
-		       "SELECT i.file, SUM(s.state = 'new'), COUNT(*)"
-		       " FROM states s JOIN identities i ON i.id = s.identity_id"
-		       " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
-		       " GROUP BY i.file")) {
+	if (db_prepare(
+		    &st, r->db,
+		    "SELECT i.file, SUM(s.state = 'new'), COUNT(*)"
+		    " FROM states s JOIN identities i ON i.id = s.identity_id"
+		    " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
+		    " GROUP BY i.file")) {
 		db_fail(reply, r->db);
 		goto out;
 	}
@@ -1274,7 +1291,8 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 		}
 		if (zrc != Z_OK) {
 			error("cannot uncompress the log of boot %lld: zlib"
-			      " error %d", sqlite3_column_int64(st, 1), zrc);
+			      " error %d",
+			      sqlite3_column_int64(st, 1), zrc);
 			set(reply->json, "log", json_null());
 			set(reply->json, "log_error",
 			    json_string("corrupt compressed log"));
@@ -1302,9 +1320,9 @@ static int tree_read(char **out, const char *dir, int is_git, const char *sha,
 
 	if (!is_git) {
 		path = xstrfmt("%s/%s", dir, file);
-		ret = access(path, R_OK) ? -1 :
-					   util_read_file(out, NULL, path,
-							  8 << 20);
+		ret = access(path, R_OK) ?
+			      -1 :
+			      util_read_file(out, NULL, path, 8 << 20);
 		*from = "dir";
 		free(path);
 		return ret;
@@ -1340,8 +1358,9 @@ static int source_text(char **out, const char **from, sqlite3 *db,
 	if (!file || !*file || strstr(file, "..") || file[0] == '/' ||
 	    sha[0] == '-')
 		return -1;
-	if (db_prepare(&st, db, "SELECT kind, source, name FROM trees"
-				" WHERE id = ?"))
+	if (db_prepare(&st, db,
+		       "SELECT kind, source, name FROM trees"
+		       " WHERE id = ?"))
 		return -1;
 	db_bind_int(st, 1, tree_id, 0);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -1390,7 +1409,8 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	int rc, ret = -1;
 
 	if (ctx && util_parse_long(&context, ctx, 0, 200))
-		return api_fail(reply, 400, "bad parameter 'context': want 0"
+		return api_fail(reply, 400,
+				"bad parameter 'context': want 0"
 				" to 200");
 	if (strlen(ident) > 128)
 		return api_fail(reply, 400, "bad warning identity");
@@ -1415,9 +1435,10 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	}
 	db_bind_text(st, 1, ident);
 	sqlite3_bind_int(st, 2, all_digits(ident) && strlen(ident) < 19);
-	sqlite3_bind_int64(st, 3, all_digits(ident) && strlen(ident) < 19 ?
-					  strtoll(ident, NULL, 10) :
-					  -1);
+	sqlite3_bind_int64(st, 3,
+			   all_digits(ident) && strlen(ident) < 19 ?
+				   strtoll(ident, NULL, 10) :
+				   -1);
 	db_bind_int(st, 4, p.commit_id ? p.commit_id : -1, 1);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {

@@ -28,7 +28,7 @@
 
 static struct MHD_Daemon *daemon_;
 static const struct server_opts *opts;
-static char *web_root;		/* realpath of the web folder, or NULL */
+static char *web_root; /* realpath of the web folder, or NULL */
 
 /* Every thread's connection, so that http_stop() can close them. */
 static pthread_mutex_t dbs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -56,7 +56,7 @@ sqlite3 *http_thread_db(void)
 
 /* What we keep of a request between MHD's callbacks. */
 struct req_ctx {
-	char *uri;		/* raw request target, NULL if too long */
+	char *uri; /* raw request target, NULL if too long */
 	size_t len;
 };
 
@@ -83,9 +83,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 }
 
 static const struct {
-	const char *pattern;	/* "*" is one path parameter */
+	const char *pattern; /* "*" is one path parameter */
 	int (*fn)(struct api_reply *reply, const struct api_req *r);
-	const char *params;	/* query parameters allowed, ',' around each */
+	const char *params; /* query parameters allowed, ',' around each */
 } routes[] = {
 	{ "/api/health", api_health, "," },
 	{ "/api/trees", api_trees, "," },
@@ -96,7 +96,8 @@ static const struct {
 	  ",run,state,limit,offset," },
 	{ "/api/warnings", api_warnings,
 	  ",run,commit,file,function,option,subsystem,state,limit,offset," },
-	{ "/api/warnings/*/source", api_warning_source, ",commit,run,context," },
+	{ "/api/warnings/*/source", api_warning_source,
+	  ",commit,run,context," },
 	{ "/api/subsystems", api_subsystems, ",run,commit," },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
 	  ",run,commit,state,limit,offset," },
@@ -214,15 +215,14 @@ static void blob_release(void *cls)
 static int json_reply(struct MHD_Connection *c, int status, const char *body,
 		      size_t len)
 {
-	return queue_json(c, status,
-			  MHD_create_response_from_buffer(
-				  len, (void *)(uintptr_t)body,
-				  MHD_RESPMEM_MUST_COPY),
-			  NULL);
+	return queue_json(
+		c, status,
+		MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
+						MHD_RESPMEM_MUST_COPY),
+		NULL);
 }
 
-static int error_reply(struct MHD_Connection *c, int status,
-		       const char *msg)
+static int error_reply(struct MHD_Connection *c, int status, const char *msg)
 {
 	json_t *o = json_object();
 	char *body;
@@ -257,8 +257,9 @@ static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 		if (!resp)
 			blob_unref(b);
 		ret = queue_json(c, reply->status, resp,
-				 !reply->gz ? NULL :
-				 b == reply->gz ? "gzip" : "");
+				 !reply->gz	? NULL :
+				 b == reply->gz ? "gzip" :
+						  "");
 		blob_unref(reply->blob);
 		blob_unref(reply->gz);
 		json_decref(reply->json);
@@ -468,10 +469,9 @@ int http_start(const struct server_opts *o, unsigned short *port_out)
 	if (o->web_dir) {
 		web_root = realpath(o->web_dir, NULL);
 		if (!web_root || !util_is_dir(web_root))
-			return error("cannot use web folder '%s': %s",
-				     o->web_dir,
-				     web_root ? "not a directory" :
-						strerror(errno));
+			return error(
+				"cannot use web folder '%s': %s", o->web_dir,
+				web_root ? "not a directory" : strerror(errno));
 	}
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons(o->port);
@@ -485,16 +485,16 @@ int http_start(const struct server_opts *o, unsigned short *port_out)
 		(struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
 		(unsigned int)o->threads, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)900, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned int)30, MHD_OPTION_URI_LOG_CALLBACK, uri_logger,
-		NULL, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		(unsigned int)30, MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		MHD_OPTION_END);
 	if (!daemon_)
 		return error("cannot listen on '%s:%u': %s", o->host,
 			     (unsigned)o->port, strerror(errno));
 	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_LISTEN_FD);
-	if (info && !getsockname(info->listen_fd, (struct sockaddr *)&bound,
-				 &blen))
+	if (info &&
+	    !getsockname(info->listen_fd, (struct sockaddr *)&bound, &blen))
 		*port_out = ntohs(bound.sin_port);
 	else
 		*port_out = o->port;

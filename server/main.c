@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct server_opts o = { .host = "127.0.0.1", .port = 8080,
+	struct server_opts o = { .host = "127.0.0.1",
+				 .port = 8080,
 				 .threads = 4 };
 	unsigned short port = 0;
 	int c, check_only = 0, sig = 0;

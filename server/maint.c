@@ -13,10 +13,10 @@
 #include "banned.h"
 
 struct maint_pat {
-	char *glob;		/* F:/X: value, trailing blanks dropped */
-	size_t lit;		/* length of the literal head of GLOB */
-	int depth;		/* get_maintainer.pl's value_pd */
-	int bare;		/* no glob characters, no final '/' */
+	char *glob; /* F:/X: value, trailing blanks dropped */
+	size_t lit; /* length of the literal head of GLOB */
+	int depth; /* get_maintainer.pl's value_pd */
+	int bare; /* no glob characters, no final '/' */
 };
 
 struct maint_entry {
@@ -131,8 +131,7 @@ static void pat_init(struct maint_pat *pt, const char *v, size_t len)
 {
 	pt->glob = xstrndup(v, len);
 	pt->lit = strcspn(pt->glob, "*?[");
-	pt->bare = pt->glob[pt->lit] == '\0' && len &&
-		   pt->glob[len - 1] != '/';
+	pt->bare = pt->glob[pt->lit] == '\0' && len && pt->glob[len - 1] != '/';
 	pt->depth = (int)count_slashes(pt->glob);
 	if (!len || pt->glob[len - 1] != '/')
 		pt->depth++;
@@ -140,9 +139,9 @@ static void pat_init(struct maint_pat *pt, const char *v, size_t len)
 		pt->depth = -1;
 }
 
-#define GROW(arr, n)                                                     \
-	do {                                                             \
-		(arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr)));     \
+#define GROW(arr, n)                                                 \
+	do {                                                         \
+		(arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))); \
 	} while (0)
 
 static void entry_add(struct maint_entry *e, char type, const char *v,
@@ -204,14 +203,15 @@ int maint_parse(struct maint **out, const char *text, size_t len)
 			p = eol + 1;
 			continue;
 		}
-		if (ve - p >= 2 && isupper((unsigned char)p[0]) && p[1] == ':') {
+		if (ve - p >= 2 && isupper((unsigned char)p[0]) &&
+		    p[1] == ':') {
 			struct maint_entry *e;
 
 			if (!in_section) {
 				if (m->n == m->alloc) {
 					m->alloc = m->alloc ? 2 * m->alloc : 64;
-					m->e = xrealloc(m->e,
-							m->alloc * sizeof(*m->e));
+					m->e = xrealloc(
+						m->e, m->alloc * sizeof(*m->e));
 				}
 				e = &m->e[m->n++];
 				memset(e, 0, sizeof(*e));

@@ -70,19 +70,19 @@ struct blob *blob_gzip(const struct blob *b);
 
 /* One request as the router hands it to an endpoint. */
 struct api_req {
-	sqlite3 *db;		/* this thread's read-only connection */
-	const char *const *args;	/* path parameters, e.g. the run id */
-	void *conn;		/* struct MHD_Connection, for query values */
+	sqlite3 *db; /* this thread's read-only connection */
+	const char *const *args; /* path parameters, e.g. the run id */
+	void *conn; /* struct MHD_Connection, for query values */
 };
 
 /* What an endpoint answers. */
 struct api_reply {
-	int status;		/* HTTP status */
-	json_t *json;		/* body (owned); NULL: use text/len */
-	char *text;		/* pre-built JSON body (owned, malloc'd) */
+	int status; /* HTTP status */
+	json_t *json; /* body (owned); NULL: use text/len */
+	char *text; /* pre-built JSON body (owned, malloc'd) */
 	size_t len;
-	struct blob *blob;	/* shared pre-built body (one reference) */
-	struct blob *gz;	/* the same gzip-compressed, or NULL */
+	struct blob *blob; /* shared pre-built body (one reference) */
+	struct blob *gz; /* the same gzip-compressed, or NULL */
 };
 
 /* Query parameter NAME of the request, or NULL. */
@@ -112,9 +112,9 @@ void api_cache_free(void);
 
 struct server_opts {
 	const char *db_path;
-	const char *web_dir;	/* NULL: no dashboard */
-	const char *host;	/* IPv4 literal */
-	unsigned short port;	/* 0: any free port */
+	const char *web_dir; /* NULL: no dashboard */
+	const char *host; /* IPv4 literal */
+	unsigned short port; /* 0: any free port */
 	unsigned threads;
 };
 

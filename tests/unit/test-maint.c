@@ -13,36 +13,35 @@
 #include "util.h"
 #include "banned.h"
 
-static const char sample[] =
-	"List of maintainers\n"
-	"\tM: Mail patches to: FullName <address@domain>\n"
-	"\n"
-	"# a comment line\n"
-	"FIREWIRE SUBSYSTEM\n"
-	"M:\tStefan Richter <stefanr@example.org>\n"
-	"S:\tMaintained\n"
-	"F:\tdrivers/firewire/\n"
-	"F:\tinclude/linux/firewire.h\n"
-	"F:\tinclude/uapi/linux/firewire*.h\n"
-	"\n"
-	"NET DRIVERS TOP LEVEL\n"
-	"F:\tdrivers/net/*\n"
-	"X:\tdrivers/net/skip.c\n"
-	"\n"
-	"CODECS\n"
-	"F:\tsound/soc/codecs/da[79]*.[ch]\n"
-	"F:\tdrivers/input/misc/da72??.[ch]\n"
-	"\n"
-	"CAN NETWORK DRIVERS\n"
-	"F:\tdrivers/net/can\n"
-	"\n"
-	"ARM SUB-ARCHITECTURES\n"
-	"N:\tsun[x456789]i\n"
-	"N:\tat91\n"
-	"\n"
-	"THE REST\n"
-	"F:\t*\n"
-	"F:\t*/\n";
+static const char sample[] = "List of maintainers\n"
+			     "\tM: Mail patches to: FullName <address@domain>\n"
+			     "\n"
+			     "# a comment line\n"
+			     "FIREWIRE SUBSYSTEM\n"
+			     "M:\tStefan Richter <stefanr@example.org>\n"
+			     "S:\tMaintained\n"
+			     "F:\tdrivers/firewire/\n"
+			     "F:\tinclude/linux/firewire.h\n"
+			     "F:\tinclude/uapi/linux/firewire*.h\n"
+			     "\n"
+			     "NET DRIVERS TOP LEVEL\n"
+			     "F:\tdrivers/net/*\n"
+			     "X:\tdrivers/net/skip.c\n"
+			     "\n"
+			     "CODECS\n"
+			     "F:\tsound/soc/codecs/da[79]*.[ch]\n"
+			     "F:\tdrivers/input/misc/da72??.[ch]\n"
+			     "\n"
+			     "CAN NETWORK DRIVERS\n"
+			     "F:\tdrivers/net/can\n"
+			     "\n"
+			     "ARM SUB-ARCHITECTURES\n"
+			     "N:\tsun[x456789]i\n"
+			     "N:\tat91\n"
+			     "\n"
+			     "THE REST\n"
+			     "F:\t*\n"
+			     "F:\t*/\n";
 
 static int matches(const struct maint *m, const char *file, const char *name)
 {
@@ -68,8 +67,7 @@ static void test_sample(void)
 	ok(!maint_parse(&m, sample, strlen(sample)), "sample parses");
 	ok(maint_count(m) == 6, "six entries, intro text skipped (got %zu)",
 	   maint_count(m));
-	ok(maint_find(m, "List of maintainers") < 0,
-	   "intro line is no entry");
+	ok(maint_find(m, "List of maintainers") < 0, "intro line is no entry");
 	ok(matches(m, "drivers/firewire/core-device.c", "FIREWIRE SUBSYSTEM"),
 	   "directory pattern matches a file in it");
 	ok(matches(m, "drivers/firewire/deep/x.c", "FIREWIRE SUBSYSTEM"),
