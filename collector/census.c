@@ -17,6 +17,9 @@
 /* NUL padding after the cleaned text, so lookahead never leaves it. */
 #define PAD 16
 
+/* Longest comment text kept in a census key. */
+#define KEY_MAX 48
+
 static const char *const marker_names[] = {
 	[CENSUS_MARK_NONE] = "none",
 	[CENSUS_MARK_COMMENT] = "comment",
@@ -537,6 +540,16 @@ char *census_comment_key(const char *text, size_t len)
 	for (; i < e; i++) {
 		unsigned char ch = (unsigned char)text[i];
 
+		if (ch == '\n') {
+			/* the " * " that starts each line of a long comment */
+			while (i + 1 < e && (text[i + 1] == ' ' ||
+					     text[i + 1] == '\t'))
+				i++;
+			if (i + 1 < e && text[i + 1] == '*')
+				i++;
+			space = 1;
+			continue;
+		}
 		if (isspace(ch)) {
 			space = 1;
 			continue;
@@ -558,6 +571,12 @@ char *census_comment_key(const char *text, size_t len)
 			sb.buf[sb.len] = '\0';
 			strbuf_addstr(&sb, " - ...");
 		}
+	}
+	/* prose is grouped by its start */
+	if (sb.len > mark + KEY_MAX) {
+		sb.len = mark + KEY_MAX - 3;
+		sb.buf[sb.len] = '\0';
+		strbuf_addstr(&sb, "...");
 	}
 	if (block)
 		strbuf_addstr(&sb, sb.len > mark ? " */" : "*/");
