@@ -578,7 +578,7 @@ static int census_levels(const char *path)
 static void census_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: kwarn census TREE [--format text|json] [--upgrade]\n"
+		"usage: kwarn census TREE... [--format text|json] [--upgrade]\n"
 		"       kwarn census --repo PATH --commit SHA [...]\n"
 		"       kwarn census --db FILE --commit ID --repo PATH [...]\n"
 		"       kwarn census --levels FILE.c\n");
@@ -647,7 +647,7 @@ int cmd_census(int argc, char **argv)
 		error("'--repo' is needed to read commit '%s'", commit);
 		return 2;
 	}
-	if (!commit && optind != argc - 1) {
+	if (!commit && optind >= argc) {
 		census_usage(stderr);
 		return 2;
 	}
@@ -661,9 +661,17 @@ int cmd_census(int argc, char **argv)
 		if (walk_git(&w, repo, sha ? sha : commit))
 			goto out;
 	} else {
-		what = xstrdup(argv[optind]);
-		if (walk_path(&w, argv[optind]))
-			goto out;
+		struct strbuf sb = STRBUF_INIT;
+
+		for (int i = optind; i < argc; i++) {
+			strbuf_addf(&sb, "%s%s", i > optind ? " " : "",
+				    argv[i]);
+			if (walk_path(&w, argv[i])) {
+				strbuf_release(&sb);
+				goto out;
+			}
+		}
+		what = strbuf_detach(&sb, NULL);
 	}
 	qsort(r.rows, r.nr, sizeof(*r.rows), row_cmp);
 	if (!strcmp(format, "json")) {
