@@ -58,6 +58,7 @@ sqlite3 *http_thread_db(void)
 struct req_ctx {
 	char *uri; /* raw request target, NULL if too long */
 	size_t len;
+	int started; /* the access handler was called once */
 };
 
 static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
@@ -442,6 +443,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return error_reply(c, 405, "method not allowed");
+	/*
+	 * Answer on the second call, once the request is complete: an answer
+	 * queued on the first one makes libmicrohttpd close the connection.
+	 */
+	if (rc && !rc->started) {
+		rc->started = 1;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0; /* a GET with a body: ignore it */
+		return MHD_YES;
+	}
 	if (!rc || !rc->uri)
 		return error_reply(c, 414, "request target too long");
 	plen = strcspn(rc->uri, "?#");
