@@ -983,11 +983,18 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
 		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
 		    " s.in_change"
-		    " FROM states s JOIN identities i ON i.id = s.identity_id"
+		    /* the page first: the subqueries above run for it only */
+		    " FROM (SELECT s.identity_id AS iid FROM states s"
+		    "  JOIN identities i ON i.id = s.identity_id"
+		    "  LEFT JOIN diagnostics d ON d.id = s.diag_id" WQ_WHERE
+		    "  ORDER BY COALESCE(d.file, i.file), d.line, d.col,"
+		    "  s.identity_id LIMIT ?9 OFFSET ?10) pg"
+		    " JOIN states s ON s.commit_id = ?1 AND s.identity_id = pg.iid"
+		    " JOIN identities i ON i.id = s.identity_id"
 		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
 		    " LEFT JOIN objects o ON o.id = d.object_id"
-		    " LEFT JOIN builds b ON b.id = d.build_id" WQ_WHERE
-		    " ORDER BY 5, 6, 7, s.identity_id LIMIT ?9 OFFSET ?10") ||
+		    " LEFT JOIN builds b ON b.id = d.build_id"
+		    " ORDER BY 5, 6, 7, s.identity_id") ||
 	    db_prepare(&nt, db,
 		       "SELECT file, line, col, message, source FROM notes"
 		       " WHERE diag_id = ? ORDER BY seq")) {
