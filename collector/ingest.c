@@ -236,8 +236,17 @@ int cmd_ingest(int argc, char **argv)
 	 */
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	mallopt(M_TOP_PAD, 4 << 20);
+	/* no global memory statistics: a mutex per allocation */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (db_open(&db, dbpath, DB_READ_WRITE))
 		goto out;
+	/*
+	 * A build's rows are one transaction: pages that leave SQLite's
+	 * cache are written to the WAL and written again when touched
+	 * again.  16 MB (the default is 2) halves the system time of a
+	 * large ingest and keeps it within its 64 MB.
+	 */
+	db_exec(db, "PRAGMA cache_size = -16384", "cannot set cache size");
 	ti.name = tree;
 	ti.kind = "log";
 	if (db_begin(db))

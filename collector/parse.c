@@ -18,6 +18,22 @@
 /* Per-file context (function, include chain, object) remembered. */
 #define CTX_MAX 32
 
+/*
+ * An arena per pending diagnostic holds its strings and notes: they all
+ * die together when it is emitted, so one reset replaces a dozen free()s.
+ */
+#define ARENA_CHUNK 4000
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t len, cap;
+	char data[];
+};
+
+struct arena {
+	struct arena_chunk *head; /* the chunk being filled */
+};
+
 struct ctx_entry {
 	char *file;
 	unsigned long hash; /* of file, checked before strcmp() */
@@ -43,7 +59,9 @@ struct parser {
 
 	struct diag pending[PENDING_MAX];
 	char *pending_fnfile[PENDING_MAX]; /* file of its function header */
+	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
 	size_t nr_pending;
+	struct strbuf scratch, scratch2;
 
 	struct ctx_map funcs; /* file -> function of its last header */
 	struct ctx_map chains; /* file -> include chain last printed */
@@ -55,6 +73,7 @@ struct parser {
 	char *fresh_chain; /* complete, not yet given to a diagnostic */
 
 	char **source_slot; /* where the next source line goes */
+	struct arena *slot_arena; /* and whose arena it is */
 	long slot_line; /* the line that source line must have */
 	unsigned long seq;
 	struct parse_stats stats;
@@ -106,13 +125,14 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 }
 
 /*
- * A clean copy of S[0..N): GCC's ‘’ quotes become ', invalid UTF-8 bytes
- * become '?', control characters become ' '.
+ * A clean copy of S[0..N) into OUT (N + 1 bytes: cleaning never makes a
+ * string longer): GCC's ‘’ quotes become ', invalid UTF-8 bytes become
+ * '?', control characters become ' '.  Returns OUT.
  */
-static char *clean_dup(const char *s, size_t n)
+static char *clean_into(char *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	char *out = xmalloc(n + 1), *o = out;
+	char *o = out;
 	size_t i = 0;
 
 	while (i < n) {
@@ -146,6 +166,70 @@ static char *clean_dup(const char *s, size_t n)
 	return out;
 }
 
+static char *clean_dup(const char *s, size_t n)
+{
+	return clean_into(xmalloc(n + 1), s, n);
+}
+
+static void *arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_chunk *c = a->head;
+	void *ret;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!c || c->len + n > c->cap) {
+		size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		c = xmalloc(sizeof(*c) + cap);
+		c->next = a->head;
+		c->len = 0;
+		c->cap = cap;
+		a->head = c;
+	}
+	ret = c->data + c->len;
+	c->len += n;
+	return ret;
+}
+
+/* Empty A, keeping one ordinary chunk for the next diagnostic. */
+static void arena_reset(struct arena *a)
+{
+	struct arena_chunk *keep = NULL, *c = a->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (!keep && c->cap == ARENA_CHUNK) {
+			keep = c;
+			continue;
+		}
+		free(c);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->len = 0;
+	}
+	a->head = keep;
+}
+
+static void arena_release(struct arena *a)
+{
+	arena_reset(a);
+	free(a->head);
+	a->head = NULL;
+}
+
+static char *arena_clean(struct arena *a, const char *s, size_t n)
+{
+	return clean_into(arena_alloc(a, n + 1), s, n);
+}
+
+static char *arena_strdup(struct arena *a, const char *s)
+{
+	size_t n = strlen(s);
+
+	return memcpy(arena_alloc(a, n + 1), s, n + 1);
+}
+
 struct parser *parse_new(parse_emit_fn emit, void *ctx)
 {
 	struct parser *p = xcalloc(1, sizeof(*p));
@@ -155,6 +239,8 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->line, 0);
 	strbuf_init(&p->clean, 0);
 	strbuf_init(&p->chain, 0);
+	strbuf_init(&p->scratch, 0);
+	strbuf_init(&p->scratch2, 0);
 	return p;
 }
 
@@ -170,9 +256,12 @@ const struct parse_stats *parse_get_stats(const struct parser *p)
 	return &p->stats;
 }
 
-/* A file name as we store it: cleaned, prefixes and "./" stripped. */
-static char *file_dup(struct parser *p, const char *s, size_t n)
+/* A file name as we store it: prefixes and "./" stripped from *S. */
+static void file_span(struct parser *p, const char **sp, size_t *np)
 {
+	const char *s = *sp;
+	size_t n = *np;
+
 	for (size_t i = 0; i < p->nr_prefixes; i++) {
 		size_t l = strlen(p->prefixes[i]);
 
@@ -186,7 +275,30 @@ static char *file_dup(struct parser *p, const char *s, size_t n)
 		s += 2;
 		n -= 2;
 	}
+	*sp = s;
+	*np = n;
+}
+
+/* A file name, cleaned, into the scratch buffer SB (valid until reused). */
+static char *file_scratch(struct parser *p, struct strbuf *sb, const char *s,
+			  size_t n)
+{
+	file_span(p, &s, &n);
+	strbuf_grow(sb, n + 1);
+	return clean_into(sb->buf, s, n);
+}
+
+static char *file_dup(struct parser *p, const char *s, size_t n)
+{
+	file_span(p, &s, &n);
 	return clean_dup(s, n);
+}
+
+static char *arena_file(struct parser *p, struct arena *a, const char *s,
+			size_t n)
+{
+	file_span(p, &s, &n);
+	return arena_clean(a, s, n);
 }
 
 /* A quick hash of a file name, eight bytes at a time. */
@@ -256,40 +368,25 @@ static void ctx_clear(struct ctx_map *m)
 	m->n = 0;
 }
 
-static void diag_release(struct diag *d)
-{
-	free(d->file);
-	free(d->function);
-	free(d->option);
-	free(d->message);
-	free(d->source);
-	free(d->include_chain);
-	free(d->object);
-	for (size_t i = 0; i < d->nr_notes; i++) {
-		free(d->notes[i].file);
-		free(d->notes[i].message);
-		free(d->notes[i].source);
-	}
-	free(d->notes);
-	memset(d, 0, sizeof(*d));
-}
-
 static void emit_oldest(struct parser *p)
 {
-	struct diag *d = &p->pending[0];
+	struct arena done = p->arenas[0];
 
-	p->emit(p->ctx, d);
+	p->emit(p->ctx, &p->pending[0]);
 	p->stats.diags++;
-	diag_release(d);
-	free(p->pending_fnfile[0]);
+	arena_reset(&done);
 	memmove(&p->pending[0], &p->pending[1],
 		(p->nr_pending - 1) * sizeof(p->pending[0]));
 	memmove(&p->pending_fnfile[0], &p->pending_fnfile[1],
 		(p->nr_pending - 1) * sizeof(p->pending_fnfile[0]));
+	memmove(&p->arenas[0], &p->arenas[1],
+		(p->nr_pending - 1) * sizeof(p->arenas[0]));
 	p->nr_pending--;
 	memset(&p->pending[p->nr_pending], 0, sizeof(p->pending[0]));
 	p->pending_fnfile[p->nr_pending] = NULL;
+	p->arenas[p->nr_pending] = done;
 	p->source_slot = NULL;
+	p->slot_arena = NULL;
 }
 
 /* Does chain "a.h:3, b.c:1" name FILE? */
@@ -308,8 +405,8 @@ static int chain_names(const char *chain, const char *file)
 	return 0;
 }
 
-/* The last file of a chain: the translation unit.  Caller frees. */
-static char *chain_tu(const char *chain)
+/* The last file of a chain, the translation unit: start and length. */
+static const char *chain_tu(const char *chain, size_t *len)
 {
 	const char *last = chain, *c = chain, *colon;
 
@@ -318,7 +415,8 @@ static char *chain_tu(const char *chain)
 		last = c;
 	}
 	colon = strrchr(last, ':');
-	return xstrndup(last, colon ? (size_t)(colon - last) : strlen(last));
+	*len = colon ? (size_t)(colon - last) : strlen(last);
+	return last;
 }
 
 static int diag_mentions(const struct diag *d, const char *fnfile,
@@ -371,12 +469,7 @@ static void chain_line(struct parser *p, const char *s, size_t n)
 		end--;
 	if (p->chain.len)
 		strbuf_addstr(&p->chain, ", ");
-	{
-		char *f = file_dup(p, s, end);
-
-		strbuf_addstr(&p->chain, f);
-		free(f);
-	}
+	strbuf_addstr(&p->chain, file_scratch(p, &p->scratch, s, end));
 	p->in_chain = more;
 	if (!more) {
 		free(p->fresh_chain);
@@ -391,28 +484,28 @@ static void chain_line(struct parser *p, const char *s, size_t n)
  */
 static int chain_fits(const char *chain, const char *file)
 {
-	char *tu;
+	const char *tu;
+	size_t tulen, l;
 	int fits;
-	size_t l;
 
 	if (!file)
 		return 1;
-	tu = chain_tu(chain);
-	fits = strcmp(tu, file) != 0;
-	free(tu);
+	tu = chain_tu(chain, &tulen);
 	l = strlen(file);
+	fits = tulen != l || memcmp(tu, file, l);
 	if (fits && l > 2 && !strcmp(file + l - 2, ".c"))
 		fits = chain_names(chain, file);
 	return fits;
 }
 
 /* Take the fresh chain for a diagnostic in FILE, or the one it had. */
-static char *chain_for(struct parser *p, const char *file)
+static char *chain_for(struct parser *p, struct arena *a, const char *file)
 {
 	char *chain = NULL;
 
 	if (p->fresh_chain && chain_fits(p->fresh_chain, file)) {
-		chain = p->fresh_chain;
+		chain = arena_strdup(a, p->fresh_chain);
+		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 		if (file)
 			ctx_set(&p->chains, file, chain, ++p->seq);
@@ -420,7 +513,7 @@ static char *chain_for(struct parser *p, const char *file)
 		struct ctx_entry *e = ctx_find(&p->chains, file);
 
 		if (e && e->value)
-			chain = xstrdup(e->value);
+			chain = arena_strdup(a, e->value);
 	}
 	return chain;
 }
@@ -429,7 +522,8 @@ static char *chain_for(struct parser *p, const char *file)
  * The function around a diagnostic in FILE: the newest function header
  * printed for FILE or for any file of its include chain.
  */
-static void function_for(struct parser *p, struct diag *d, char **fnfile)
+static void function_for(struct parser *p, struct arena *a, struct diag *d,
+			 char **fnfile)
 {
 	struct ctx_entry *best = NULL, *e;
 
@@ -446,31 +540,36 @@ static void function_for(struct parser *p, struct diag *d, char **fnfile)
 	}
 	if (best) {
 		if (best->value)
-			d->function = xstrdup(best->value);
-		*fnfile = xstrdup(best->file);
+			d->function = arena_strdup(a, best->value);
+		*fnfile = arena_strdup(a, best->file);
 	}
 }
 
-static void object_for(struct parser *p, struct diag *d)
+static void object_for(struct parser *p, struct arena *a, struct diag *d)
 {
 	struct ctx_entry *e = NULL;
-	char *tu = NULL;
+	const char *tu = NULL;
+	size_t len;
 
-	if (d->include_chain)
-		tu = chain_tu(d->include_chain);
-	else if (d->file)
-		tu = xstrdup(d->file);
+	if (d->include_chain) {
+		tu = chain_tu(d->include_chain, &len);
+		strbuf_reset(&p->scratch);
+		strbuf_add(&p->scratch, tu, len);
+		tu = p->scratch.buf;
+	} else if (d->file) {
+		tu = d->file;
+	}
 	if (tu)
 		e = ctx_find(&p->objects, tu);
 	if (e && e->value)
-		d->object = xstrdup(e->value);
+		d->object = arena_strdup(a, e->value);
 	else if (p->last_object)
-		d->object = xstrdup(p->last_object);
-	free(tu);
+		d->object = arena_strdup(a, p->last_object);
 }
 
 /* Split "message [-Wopt]" into message and option. */
-static void split_option(struct diag *d, const char *msg, size_t n)
+static void split_option(struct arena *a, struct diag *d, const char *msg,
+			 size_t n)
 {
 	const char *open;
 
@@ -488,17 +587,17 @@ static void split_option(struct diag *d, const char *msg, size_t n)
 
 			if (STARTS(opt, olen, "-Werror=")) {
 				d->werror = 1;
-				d->option = xmalloc(olen - 8 + 3);
+				d->option = arena_alloc(a, olen - 8 + 3);
 				memcpy(d->option, "-W", 2);
 				memcpy(d->option + 2, opt + 8, olen - 8);
 				d->option[olen - 8 + 2] = '\0';
 			} else {
-				d->option = clean_dup(opt, olen);
+				d->option = arena_clean(a, opt, olen);
 			}
 			n = (size_t)(open - 1 - msg);
 		}
 	}
-	d->message = clean_dup(msg, n);
+	d->message = arena_clean(a, msg, n);
 }
 
 static struct diag *new_pending(struct parser *p)
@@ -513,7 +612,8 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 {
 	struct diag *d = NULL;
 	struct diag_note *note;
-	char *f = file ? file_dup(p, file, flen) : NULL;
+	char *f = file ? file_scratch(p, &p->scratch2, file, flen) : NULL;
+	struct arena *a;
 	size_t i;
 
 	/* A chain printed for a note is the note's; drop it. */
@@ -532,21 +632,25 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 	if (!d) {
 		p->stats.orphan_notes++;
 		p->source_slot = NULL;
-		free(f);
 		return;
 	}
+	a = &p->arenas[d - p->pending];
 	if (d->nr_notes == d->alloc_notes) {
+		struct diag_note *old = d->notes;
+
 		d->alloc_notes = d->alloc_notes ? 2 * d->alloc_notes : 4;
-		d->notes =
-			xrealloc(d->notes, d->alloc_notes * sizeof(*d->notes));
+		d->notes = arena_alloc(a, d->alloc_notes * sizeof(*d->notes));
+		if (d->nr_notes)
+			memcpy(d->notes, old, d->nr_notes * sizeof(*d->notes));
 	}
 	note = &d->notes[d->nr_notes++];
-	note->file = f;
+	note->file = f ? arena_strdup(a, f) : NULL;
 	note->line = line;
 	note->col = col;
-	note->message = clean_dup(msg, mlen);
+	note->message = arena_clean(a, msg, mlen);
 	note->source = NULL;
 	p->source_slot = &note->source;
+	p->slot_arena = a;
 	p->slot_line = line;
 	p->stats.notes++;
 }
@@ -557,19 +661,21 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 {
 	struct diag *d = new_pending(p);
 	char **fnfile = &p->pending_fnfile[p->nr_pending - 1];
+	struct arena *a = &p->arenas[p->nr_pending - 1];
 
 	d->kind = kind;
-	d->file = file ? file_dup(p, file, flen) : NULL;
+	d->file = file ? arena_file(p, a, file, flen) : NULL;
 	d->line = line;
 	d->col = col;
-	split_option(d, msg, mlen);
+	split_option(a, d, msg, mlen);
 	if (kind == DIAG_ERROR && d->werror)
 		d->kind = DIAG_WARNING;
-	d->include_chain = chain_for(p, d->file);
-	function_for(p, d, fnfile);
+	d->include_chain = chain_for(p, a, d->file);
+	function_for(p, a, d, fnfile);
 	if (kind == DIAG_WARNING || kind == DIAG_ERROR || kind == DIAG_FATAL)
-		object_for(p, d);
+		object_for(p, a, d);
 	p->source_slot = &d->source;
+	p->slot_arena = a;
 	p->slot_line = line;
 }
 
@@ -587,13 +693,11 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	};
 	const char *name = NULL;
 	size_t nlen = 0;
-	char *f, *fn;
 
 	if (STARTS(rest, n, "At top level:") ||
 	    STARTS(rest, n, "At global scope:")) {
-		f = file_dup(p, file, flen);
-		ctx_set(&p->funcs, f, NULL, ++p->seq);
-		free(f);
+		ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
+			NULL, ++p->seq);
 		return 1;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
@@ -618,11 +722,9 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 		name += 3;
 		nlen -= 6;
 	}
-	f = file_dup(p, file, flen);
-	fn = clean_dup(name, nlen);
-	ctx_set(&p->funcs, f, fn, ++p->seq);
-	free(f);
-	free(fn);
+	strbuf_grow(&p->scratch2, nlen + 1);
+	ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
+		clean_into(p->scratch2.buf, name, nlen), ++p->seq);
 	return 1;
 }
 
@@ -809,7 +911,10 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 		return 0;
 	obj = file_dup(p, path, plen);
 	src = xstrdup(obj);
-	src[plen - 1] = 'c';
+	/* a stripped prefix or cleaned bytes make it shorter than PATH */
+	plen = strlen(src);
+	if (plen && src[plen - 1] == 'o')
+		src[plen - 1] = 'c';
 	ctx_set(&p->objects, src, obj, ++p->seq);
 	free(p->last_object);
 	p->last_object = obj;
@@ -822,11 +927,12 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
  * first: under make -j a source line may come after another compiler's
  * diagnostic, and its gutter number tells whose it is.
  */
-static char **source_slot_for(struct parser *p, long line)
+static char **source_slot_for(struct parser *p, long line, struct arena **a)
 {
 	for (size_t i = p->nr_pending; i-- > 0;) {
 		struct diag *d = &p->pending[i];
 
+		*a = &p->arenas[i];
 		for (size_t j = d->nr_notes; j-- > 0;)
 			if (d->notes[j].line == line && !d->notes[j].source)
 				return &d->notes[j].source;
@@ -842,6 +948,7 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	size_t i = 0, start;
 	long num = 0;
 	int digits = 0, plus = 0;
+	struct arena *a = p->slot_arena;
 	char **slot;
 
 	while (i < n && s[i] == ' ')
@@ -861,12 +968,12 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	if (p->source_slot && !*p->source_slot && p->slot_line == num)
 		slot = p->source_slot;
 	else
-		slot = source_slot_for(p, num);
+		slot = source_slot_for(p, num, &a);
 	if (slot) {
 		start = i + 2;
 		if (start < n && s[start] == ' ')
 			start++;
-		*slot = clean_dup(s + start, n - start);
+		*slot = arena_clean(a, s + start, n - start);
 	}
 	return 1;
 }
@@ -997,10 +1104,8 @@ void parse_free(struct parser *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nr_pending; i++) {
-		diag_release(&p->pending[i]);
-		free(p->pending_fnfile[i]);
-	}
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		arena_release(&p->arenas[i]);
 	ctx_clear(&p->funcs);
 	ctx_clear(&p->chains);
 	ctx_clear(&p->objects);
@@ -1012,5 +1117,7 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->line);
 	strbuf_release(&p->clean);
 	strbuf_release(&p->chain);
+	strbuf_release(&p->scratch);
+	strbuf_release(&p->scratch2);
 	free(p);
 }

@@ -24,8 +24,8 @@ static void fuzz_emit(void *ctx, const struct diag *d)
 	size_t *total = ctx;
 
 	*total += walk(d->file) + walk(d->function) + walk(d->option) +
-		  walk(d->message) + walk(d->source) +
-		  walk(d->include_chain) + walk(d->object);
+		  walk(d->message) + walk(d->source) + walk(d->include_chain) +
+		  walk(d->object);
 	for (size_t i = 0; i < d->nr_notes; i++)
 		*total += walk(d->notes[i].file) + walk(d->notes[i].message) +
 			  walk(d->notes[i].source);

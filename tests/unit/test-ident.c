@@ -33,14 +33,20 @@ static void key_hash_of(unsigned char out[32], const struct diag *d)
 
 static void test_pure(void)
 {
-	struct diag_note here = { .file = "a.c", .line = 8, .col = 9,
+	struct diag_note here = { .file = "a.c",
+				  .line = 8,
+				  .col = 9,
 				  .message = "here",
 				  .source = "        case FOO_BAR:" };
-	struct diag a = { .kind = DIAG_WARNING, .file = "a.c", .line = 7,
-			  .col = 21, .function = "f",
+	struct diag a = { .kind = DIAG_WARNING,
+			  .file = "a.c",
+			  .line = 7,
+			  .col = 21,
+			  .function = "f",
 			  .option = "-Wimplicit-fallthrough=",
 			  .message = "this statement may fall through",
-			  .notes = &here, .nr_notes = 1 };
+			  .notes = &here,
+			  .nr_notes = 1 };
 	struct diag b = a;
 	unsigned char ha[32], hb[32];
 	char fa[65], fb[65];
@@ -67,8 +73,7 @@ static void test_pure(void)
 				" key hash");
 	ident_fingerprint(fa, ha, 0);
 	ident_fingerprint(fb, hb, 0);
-	ok(!strcmp(fa, fb) && strlen(fa) == 64,
-	   "... and the same fingerprint");
+	ok(!strcmp(fa, fb) && strlen(fa) == 64, "... and the same fingerprint");
 	ident_fingerprint(fb, hb, 1);
 	ok(strcmp(fa, fb) != 0, "ordinal 1 gives another fingerprint");
 
@@ -125,8 +130,9 @@ static char *make_log(int shift, const char *fn1, const char *fn2,
 static long long ingest(sqlite3 *db, long long run, long position,
 			const char *sha, const char *text, long long *commit)
 {
-	struct commit_info ci = { .run_id = run, .position = position,
-				  .sha = sha, .subject = sha };
+	struct commit_info ci = {
+		.run_id = run, .position = position, .sha = sha, .subject = sha
+	};
 	struct build_info bi = { .status = "ingested" };
 	struct build_writer *w = NULL;
 	char *path = xstrfmt("%s/%s.log", tmpdir, sha);
@@ -194,10 +200,10 @@ static void test_store(void)
 	sqlite3_stmt *st = NULL;
 	long long tree, run = -1, c[8], b[8];
 	char *dbpath = xstrfmt("%s/kwarn.db", tmpdir);
-	char *base = make_log(0, "demo_one", "demo_two",
-			      "-Wimplicit-fallthrough=");
-	char *shifted = make_log(5, "demo_one", "demo_two",
-				 "-Wimplicit-fallthrough=");
+	char *base =
+		make_log(0, "demo_one", "demo_two", "-Wimplicit-fallthrough=");
+	char *shifted =
+		make_log(5, "demo_one", "demo_two", "-Wimplicit-fallthrough=");
 	char *renamed = make_log(5, "demo_one", "demo_two_renamed",
 				 "-Wimplicit-fallthrough=");
 	char *reopt = make_log(5, "demo_one", "demo_two_renamed",

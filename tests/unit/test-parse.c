@@ -15,9 +15,9 @@
 #include "banned.h"
 
 struct collect {
-	struct strbuf out;	/* every diagnostic, serialised */
+	struct strbuf out; /* every diagnostic, serialised */
 	unsigned long n;
-	int bad_strings;	/* strings with invalid UTF-8 or controls */
+	int bad_strings; /* strings with invalid UTF-8 or controls */
 };
 
 /*
@@ -113,8 +113,7 @@ static void parse_chunked(struct collect *c, struct parse_stats *stats,
 	parse_free(p);
 }
 
-static int stats_equal(const struct parse_stats *a,
-		       const struct parse_stats *b)
+static int stats_equal(const struct parse_stats *a, const struct parse_stats *b)
 {
 	return a->lines == b->lines && a->diags == b->diags &&
 	       a->notes == b->notes && a->orphan_notes == b->orphan_notes &&
@@ -141,7 +140,8 @@ static void test_chunking(void)
 		const char *name = i < g.gl_pathc ? g.gl_pathv[i] : "all";
 
 		if (i < g.gl_pathc) {
-			if (util_read_file(&buf, &len, g.gl_pathv[i], 1 << 24)) {
+			if (util_read_file(&buf, &len, g.gl_pathv[i],
+					   1 << 24)) {
 				ok(0, "read %s", name);
 				continue;
 			}
@@ -221,7 +221,9 @@ static void test_overlong(void)
 static void test_utf8(void)
 {
 	static const char log[] =
-		"a.c: In function \xe2\x80\x98" "f\xff" "\xe2\x80\x99:\n"
+		"a.c: In function \xe2\x80\x98"
+		"f\xff"
+		"\xe2\x80\x99:\n"
 		"a.c:3:5: warning: bad \xc3( \xed\xa0\x80 \xe2\x80\x98x\xe2\x80"
 		"\x99 ok \xc3\xa9 [-Wimplicit-fallthrough=]\n"
 		"a.c:4:1: note: here \x01\x7f\n";
@@ -274,14 +276,38 @@ static void test_garbage(void)
 
 static void test_notes(void)
 {
-	static const char log[] = "a.c:4:1: note: here\n"
-				  "cc1: note: unrecognized command-line option\n";
+	static const char log[] =
+		"a.c:4:1: note: here\n"
+		"cc1: note: unrecognized command-line option\n";
 	struct collect c;
 	struct parse_stats st;
 
 	parse_chunked(&c, &st, log, sizeof(log) - 1, 5, 0);
 	ok(c.n == 0 && st.orphan_notes == 2,
 	   "notes with no diagnostic counted as orphans");
+	strbuf_release(&c.out);
+}
+
+/* kbuild "CC" lines under a stripped prefix (found by the fuzzer). */
+static void test_kbuild_prefix(void)
+{
+	static const char log[] =
+		"  CC      /build/linux/drivers/x.o\n"
+		"/build/linux/drivers/x.c: In function 'x_probe':\n"
+		"/build/linux/drivers/x.c:7:21: warning: w [-Wfoo]\n"
+		"  CC      /build/linux/a.o\n"
+		"  CC      /build/linux/.o\n";
+	struct collect c = { STRBUF_INIT, 0, 0 };
+	struct parser *p = parse_new(collect_emit, &c);
+
+	parse_add_strip_prefix(p, "/build/linux/");
+	parse_feed(p, log, sizeof(log) - 1);
+	parse_finish(p);
+	ok(c.n == 1 && strstr(c.out.buf, "file=drivers/x.c\n") &&
+		   strstr(c.out.buf, "object=drivers/x.o\n") &&
+		   strstr(c.out.buf, "function=x_probe\n"),
+	   "prefix stripped from files and kbuild objects");
+	parse_free(p);
 	strbuf_release(&c.out);
 }
 
@@ -292,5 +318,6 @@ int main(void)
 	test_utf8();
 	test_garbage();
 	test_notes();
+	test_kbuild_prefix();
 	return tap_done();
 }
