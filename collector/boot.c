@@ -595,7 +595,9 @@ static int qemu_run(struct boot_result *out, const struct qemu_run *q)
 {
 	const char *argv[] = {
 		q->qemu, "-nographic", "-no-reboot", "-m", "256",
-		"-accel", q->accel, "-cpu", !strcmp(q->accel, "kvm") ? "host" : "max",
+		"-nic", "none",	/* no NIC: no iPXE option ROM to load */
+		"-accel", q->accel,
+		"-cpu", !strcmp(q->accel, "kvm") ? "host" : "max",
 		"-kernel", q->kernel, "-initrd", q->initramfs,
 		"-append", q->append, NULL,
 	};
