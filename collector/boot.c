@@ -96,8 +96,8 @@ static struct line *split_lines(const char *log, size_t len, size_t *nr_out)
 			break;
 		l.p = log + start;
 		l.len = i - start;
-		while (l.len && (l.p[l.len - 1] == '\r' ||
-				 l.p[l.len - 1] == '\0'))
+		while (l.len &&
+		       (l.p[l.len - 1] == '\r' || l.p[l.len - 1] == '\0'))
 			l.len--;
 		strip_timestamp(&l);
 		if (nr == alloc) {
@@ -184,7 +184,7 @@ static char *trace_symbol(const struct line *l)
 
 	while (i < l->len && (l->p[i] == ' ' || l->p[i] == '\t'))
 		i++;
-	if (i < l->len && l->p[i] == '[') {	/* "[<ffffffff8100>] " */
+	if (i < l->len && l->p[i] == '[') { /* "[<ffffffff8100>] " */
 		while (i < l->len && l->p[i] != ' ')
 			i++;
 		while (i < l->len && l->p[i] == ' ')
@@ -218,8 +218,8 @@ static char *crash_fingerprint(const struct line *v, size_t nr, size_t at)
 
 	strbuf_addstr(&sb, s);
 	free(s);
-	for (size_t i = at + 1;
-	     i < nr && i <= at + FINGERPRINT_WINDOW && syms < FINGERPRINT_SYMBOLS;
+	for (size_t i = at + 1; i < nr && i <= at + FINGERPRINT_WINDOW &&
+				syms < FINGERPRINT_SYMBOLS;
 	     i++) {
 		if (line_find(&v[i], "Call Trace:")) {
 			in_trace = 1;
@@ -355,16 +355,28 @@ static void collect_warnings(struct boot_result *out, const struct line *v,
 			if (!line_starts(&l, "WARNING: ") &&
 			    !(from_dmesg && line_find(&l, "WARNING: ")))
 				continue;
-			if (!parse_warning(&d, from_dmesg ? &l : v, from_dmesg ? 0 : i))
+			if (!parse_warning(&d, from_dmesg ? &l : v,
+					   from_dmesg ? 0 : i))
 				continue;
 			if (out->nr_warnings == alloc) {
 				alloc = alloc ? 2 * alloc : 4;
-				out->warnings = xrealloc(out->warnings,
+				out->warnings = xrealloc(
+					out->warnings,
 					alloc * sizeof(*out->warnings));
 			}
 			out->warnings[out->nr_warnings++] = d;
 		}
 	}
+}
+
+/* 1 if the space-delimited word at P (inside L) is WORD, not empty. */
+static int word_is(const struct line *l, const char *p, const char *word)
+{
+	size_t n = word ? strlen(word) : 0;
+	size_t left = (size_t)(l->p + l->len - p);
+
+	return n && left >= n && !memcmp(p, word, n) &&
+	       (left == n || p[n] == ' ');
 }
 
 /* Copy the space-delimited word at P (inside L) into a new string. */
@@ -386,12 +398,12 @@ static void set_verdict(struct boot_result *out, const char *verdict,
 }
 
 int boot_verdict(struct boot_result *out, const char *log, size_t len,
-		 const char *nonce, int exit_status, int timed_out,
-		 int silent)
+		 const char *nonce, int exit_status, int timed_out, int silent)
 {
 	size_t nr, crash;
 	struct line *v = split_lines(log ? log : "", log ? len : 0, &nr);
 	char *stale = NULL, *banner = NULL, *marker_version = NULL;
+	const char *when;
 	int marked = 0;
 
 	free(out->fingerprint);
@@ -412,10 +424,7 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 		if (!p)
 			continue;
 		p += strlen(marker);
-		if (nonce && *nonce && line_starts(&(struct line){ p,
-				(size_t)(v[i].p + v[i].len - p) }, nonce) &&
-		    (p + strlen(nonce) == v[i].p + v[i].len ||
-		     p[strlen(nonce)] == ' ')) {
+		if (word_is(&v[i], p, nonce)) {
 			marked = 1;
 			ver = line_find(&v[i], " version=");
 			if (ver && !marker_version)
@@ -429,6 +438,7 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 		free(banner);
 	collect_warnings(out, v, nr);
 
+	when = marked ? "after" : "before";
 	crash = first_crash_line(v, nr);
 	if (crash < nr) {
 		size_t why = crash;
@@ -443,34 +453,35 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 		out->fingerprint = crash_fingerprint(v, nr, crash);
 		set_verdict(out, "crash", normalize(v[why].p, v[why].len));
 	} else if (timed_out) {
-		set_verdict(out, "timeout", xstrdup(marked ?
-			    "total timeout after the marker" :
-			    "total timeout before the marker"));
+		set_verdict(out, "timeout",
+			    xstrfmt("total timeout %s the marker", when));
 	} else if (silent) {
-		set_verdict(out, "hang", xstrdup(marked ?
-			    "no output for the silence timeout after the marker" :
-			    "no output for the silence timeout before the marker"));
+		set_verdict(out, "hang",
+			    xstrfmt("silent past the timeout %s the marker",
+				    when));
 	} else if (!out->kernel_version && exit_status != 0) {
 		char *first = nr ? normalize(v[0].p, v[0].len) : xstrdup("");
 
 		set_verdict(out, "infra",
 			    xstrfmt("qemu exited with status %d before the "
-				    "kernel started%s%s", exit_status,
-				    *first ? ": " : "", first));
+				    "kernel started%s%s",
+				    exit_status, *first ? ": " : "", first));
 		free(first);
 	} else if (marked && exit_status == 0) {
 		set_verdict(out, "pass", NULL);
 	} else if (marked) {
-		set_verdict(out, "fail", xstrfmt("qemu exited with status %d "
-						 "after the marker",
-						 exit_status));
+		set_verdict(out, "fail",
+			    xstrfmt("qemu exited with status %d after the "
+				    "marker",
+				    exit_status));
 	} else if (stale) {
-		set_verdict(out, "fail", xstrfmt("marker with a stale nonce "
-						 "'%s'", stale));
+		set_verdict(out, "fail",
+			    xstrfmt("marker with a stale nonce '%s'", stale));
 	} else {
-		set_verdict(out, "fail", xstrfmt("exited (status %d) without "
-						 "the init's marker",
-						 exit_status));
+		set_verdict(out, "fail",
+			    xstrfmt("exited (status %d) without the init's "
+				    "marker",
+				    exit_status));
 	}
 	free(stale);
 	free(v);
@@ -573,8 +584,8 @@ static int spawn_piped(pid_t *pid_out, int *fd_out, char *const *argv,
 	close(fds[1]);
 	if (rc) {
 		close(fds[0]);
-		*err_out = xstrfmt("cannot run '%s': %s", argv[0],
-				   strerror(rc));
+		*err_out =
+			xstrfmt("cannot run '%s': %s", argv[0], strerror(rc));
 		return 0;
 	}
 	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
@@ -594,12 +605,16 @@ struct qemu_run {
 static int qemu_run(struct boot_result *out, const struct qemu_run *q)
 {
 	const char *argv[] = {
-		q->qemu, "-nographic", "-no-reboot", "-m", "256",
-		"-nic", "none",	/* no NIC: no iPXE option ROM to load */
-		"-accel", q->accel,
-		"-cpu", !strcmp(q->accel, "kvm") ? "host" : "max",
-		"-kernel", q->kernel, "-initrd", q->initramfs,
-		"-append", q->append, NULL,
+		q->qemu,      "-nographic",
+		"-no-reboot", "-m",
+		"256",	      "-nic",
+		"none", /* no NIC: no iPXE option ROM to load */
+		"-accel",     q->accel,
+		"-cpu",	      !strcmp(q->accel, "kvm") ? "host" : "max",
+		"-kernel",    q->kernel,
+		"-initrd",    q->initramfs,
+		"-append",    q->append,
+		NULL,
 	};
 	struct strbuf log = STRBUF_INIT;
 	int fd = -1, status = 0, timed_out = 0, silent = 0, ret = -1;
@@ -718,8 +733,8 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 	}
 	if (o->initramfs) {
 		if (access(o->initramfs, R_OK)) {
-			set_infra(out, xstrfmt("no initramfs '%s'",
-					       o->initramfs));
+			set_infra(out,
+				  xstrfmt("no initramfs '%s'", o->initramfs));
 			goto out;
 		}
 		initramfs = xstrdup(o->initramfs);
@@ -785,8 +800,7 @@ int boot_store(long long *out, sqlite3 *db, long long build_id,
 		       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
 		goto out;
 	if (db_bind_int(st, 1, build_id, 0) ||
-	    db_bind_text(st, 2, r->verdict) ||
-	    db_bind_text(st, 3, r->reason) ||
+	    db_bind_text(st, 2, r->verdict) || db_bind_text(st, 3, r->reason) ||
 	    db_bind_text(st, 4, r->fingerprint) ||
 	    db_bind_text(st, 5, r->kernel_version) ||
 	    db_bind_text(st, 6, *r->nonce ? r->nonce : NULL) ||
@@ -962,8 +976,7 @@ int cmd_boot(int argc, char **argv)
 	}
 	if (boot_run(&r, &bo))
 		goto out;
-	if (logpath && r.log &&
-	    util_write_file(logpath, r.log, r.log_len))
+	if (logpath && r.log && util_write_file(logpath, r.log, r.log_len))
 		goto out;
 	if (db && boot_store(&boot_id, db, build, &r))
 		goto out;

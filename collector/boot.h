@@ -19,14 +19,14 @@
 /* initramfs.c */
 
 enum initramfs_variant {
-	INITRAMFS_NORMAL,	/* /init is the init script */
-	INITRAMFS_NO_INIT,	/* no /init: the kernel panics (tests) */
-	INITRAMFS_SLEEP,	/* /init sleeps forever: a hang (tests) */
+	INITRAMFS_NORMAL, /* /init is the init script */
+	INITRAMFS_NO_INIT, /* no /init: the kernel panics (tests) */
+	INITRAMFS_SLEEP, /* /init sleeps forever: a hang (tests) */
 };
 
 struct initramfs_opts {
-	const char *busybox;	/* default "/bin/busybox" */
-	const char *init;	/* init script; default initramfs_default_init() */
+	const char *busybox; /* default "/bin/busybox" */
+	const char *init; /* init script; default initramfs_default_init() */
 	const char *modules_dir; /* copied as /lib/modules, or NULL */
 	enum initramfs_variant variant;
 };
@@ -53,25 +53,25 @@ int initramfs_parse_variant(enum initramfs_variant *out, const char *s);
 /* boot.c */
 
 struct boot_opts {
-	const char *kernel;	/* bzImage */
-	const char *initramfs;	/* NULL: build the default one */
-	const char *qemu;	/* binary, default "qemu-system-x86_64" */
+	const char *kernel; /* bzImage */
+	const char *initramfs; /* NULL: build the default one */
+	const char *qemu; /* binary, default "qemu-system-x86_64" */
 	const char *modules_dir; /* loaded at boot (kwarn.modules=1), or NULL */
-	int silence_ms;		/* 0: 30 s */
-	int total_ms;		/* 0: 120 s */
+	int silence_ms; /* 0: 30 s */
+	int total_ms; /* 0: 120 s */
 	const char *extra_append; /* appended to the kernel command line */
-	const char *accel;	/* "kvm", "tcg", or NULL: KVM when usable */
+	const char *accel; /* "kvm", "tcg", or NULL: KVM when usable */
 };
 
 struct boot_result {
-	char verdict[16];	/* pass crash hang timeout fail infra */
-	char *reason;		/* one line, or NULL for a pass */
-	char *fingerprint;	/* first lines of a crash's trace, or NULL */
-	char *kernel_version;	/* from the marker or the banner, or NULL */
+	char verdict[16]; /* pass crash hang timeout fail infra */
+	char *reason; /* one line, or NULL for a pass */
+	char *fingerprint; /* first lines of a crash's trace, or NULL */
+	char *kernel_version; /* from the marker or the banner, or NULL */
 	char nonce[33];
-	const char *accel;	/* "kvm", "tcg", or NULL before QEMU ran */
+	const char *accel; /* "kvm", "tcg", or NULL before QEMU ran */
 	long long duration_ms;
-	char *log;		/* serial output (QEMU's stderr too) */
+	char *log; /* serial output (QEMU's stderr too) */
 	size_t log_len;
 	/*
 	 * Kernel WARNING splats as DIAG_BOOT diagnostics: file, line and
@@ -101,8 +101,7 @@ int boot_run(struct boot_result *out, const struct boot_opts *o);
  * those held; leaves the log, accel and duration alone.  Returns 0.
  */
 int boot_verdict(struct boot_result *out, const char *log, size_t len,
-		 const char *nonce, int exit_status, int timed_out,
-		 int silent);
+		 const char *nonce, int exit_status, int timed_out, int silent);
 
 /*
  * Insert a boots row for BUILD_ID from R, the log zlib-compressed, and

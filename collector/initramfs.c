@@ -92,7 +92,7 @@ check:
 }
 
 struct entry {
-	char *rel;		/* path below the modules directory */
+	char *rel; /* path below the modules directory */
 	struct stat st;
 };
 
@@ -222,8 +222,8 @@ static int gzip_buf(struct strbuf *out, const struct strbuf *in)
 	int rc;
 
 	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
 		return error("cannot initialise zlib");
 	strbuf_grow(out, deflateBound(&zs, in->len));
 	zs.next_in = (unsigned char *)in->buf;
@@ -256,11 +256,12 @@ int initramfs_build(char **out, const struct initramfs_opts *o)
 	}
 	if (o->init)
 		init = xstrdup(o->init);
-	else if (o->variant == INITRAMFS_NORMAL && initramfs_default_init(&init))
+	else if (o->variant == INITRAMFS_NORMAL &&
+		 initramfs_default_init(&init))
 		goto out;
 	if (access(busybox, R_OK)) {
-		error("cannot read '%s': %s (install busybox-static)",
-		      busybox, strerror(errno));
+		error("cannot read '%s': %s (install busybox-static)", busybox,
+		      strerror(errno));
 		goto out;
 	}
 	if (util_sha256_file(bb_sha, busybox))
@@ -312,8 +313,8 @@ int initramfs_build(char **out, const struct initramfs_opts *o)
 		goto out;
 
 	static const char *const dirs[] = {
-		"bin", "dev", "lib", "proc", "root", "sbin", "sys", "tmp",
-		"usr", "usr/bin", "usr/sbin",
+		"bin", "dev", "lib", "proc",	"root",	    "sbin",
+		"sys", "tmp", "usr", "usr/bin", "usr/sbin",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		cpio_dir(&c, dirs[i]);

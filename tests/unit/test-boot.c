@@ -53,8 +53,8 @@ static void check_expectation(const char *name, const struct boot_result *r,
 	char *v = unescape(val);
 
 	if (!strcmp(key, "verdict"))
-		ok(!strcmp(r->verdict, v), "%s: verdict '%s' (want '%s')",
-		   name, r->verdict, v);
+		ok(!strcmp(r->verdict, v), "%s: verdict '%s' (want '%s')", name,
+		   r->verdict, v);
 	else if (!strcmp(key, "reason~"))
 		ok(r->reason && strstr(r->reason, v),
 		   "%s: reason '%s' has '%s'", name, str_or(r->reason), v);
@@ -73,8 +73,8 @@ static void check_expectation(const char *name, const struct boot_result *r,
 		ok(w && w->file && !strcmp(w->file, v), "%s: warning file '%s'",
 		   name, w ? str_or(w->file) : "-");
 	else if (!strcmp(key, "warning.line"))
-		ok(w && w->line == strtol(v, NULL, 10),
-		   "%s: warning line %ld", name, w ? w->line : -1);
+		ok(w && w->line == strtol(v, NULL, 10), "%s: warning line %ld",
+		   name, w ? w->line : -1);
 	else if (!strcmp(key, "warning.function"))
 		ok(w && w->function && !strcmp(w->function, v),
 		   "%s: warning function '%s'", name,
@@ -226,8 +226,8 @@ static void test_warning_identity(void)
 	unsigned char ha[32], hb[32];
 
 	if (!ok(!judge_file(&a, "warning.log", nonce) &&
-		!judge_file(&b, "warning-other-boot.log", nonce) &&
-		a.nr_warnings == 1 && b.nr_warnings == 1,
+			!judge_file(&b, "warning-other-boot.log", nonce) &&
+			a.nr_warnings == 1 && b.nr_warnings == 1,
 		"both warning logs give one warning"))
 		goto out;
 	key_hash(ha, &a.warnings[0]);
@@ -257,18 +257,23 @@ static void test_inline(void)
 	struct boot_result r = { 0 };
 
 	boot_verdict(&r, dmesg_only, strlen(dmesg_only), "abc", 0, 0, 0);
-	ok(!strcmp(r.verdict, "crash"), "a warning found only by the init's "
-	   "dmesg scan is a crash (%s)", r.verdict);
+	ok(!strcmp(r.verdict, "crash"),
+	   "a warning found only by the init's "
+	   "dmesg scan is a crash (%s)",
+	   r.verdict);
 	ok(r.nr_warnings == 1 && r.warnings[0].file &&
-	   !strcmp(r.warnings[0].file, "fs/x.c") && r.warnings[0].line == 12 &&
-	   !strcmp(str_or(r.warnings[0].function), "f_x"),
+		   !strcmp(r.warnings[0].file, "fs/x.c") &&
+		   r.warnings[0].line == 12 &&
+		   !strcmp(str_or(r.warnings[0].function), "f_x"),
 	   "and its file, line and function are read");
 	boot_verdict(&r, clean, strlen(clean), "abc", 0, 0, 0);
 	ok(!strcmp(r.verdict, "pass") && r.nr_warnings == 0 && !r.reason,
 	   "judging again resets the result (%s)", r.verdict);
 	boot_verdict(&r, clean, strlen(clean), "abc", 1, 0, 0);
-	ok(!strcmp(r.verdict, "fail"), "the marker with a non-zero exit is "
-	   "a fail (%s)", r.verdict);
+	ok(!strcmp(r.verdict, "fail"),
+	   "the marker with a non-zero exit is "
+	   "a fail (%s)",
+	   r.verdict);
 	boot_verdict(&r, clean, strlen(clean), "abc", 0, 0, 1);
 	ok(!strcmp(r.verdict, "hang"), "silence after the marker is a hang");
 	boot_verdict(&r, clean, strlen(clean), "", 0, 0, 0);
@@ -348,18 +353,18 @@ static void test_initramfs(const char *dir)
 	o.init = init;
 	ok(!initramfs_build(&p1, &o) && p1 && !access(p1, R_OK),
 	   "an initramfs is built");
-	ok(p1 && !strncmp(p1, dir, strlen(dir)) &&
-	   strstr(p1, "/initramfs/") && strstr(p1, ".cpio.gz"),
+	ok(p1 && !strncmp(p1, dir, strlen(dir)) && strstr(p1, "/initramfs/") &&
+		   strstr(p1, ".cpio.gz"),
 	   "under $KWARN_CACHE/initramfs/ (%s)", str_or(p1));
 	ok(!initramfs_build(&p2, &o) && p2 && !strcmp(p1, p2),
 	   "the same inputs give the same archive");
 	if (p1 && !list_cpio(&names, &content, p1)) {
 		ok(strstr(names.buf, "\ninit\n") && content &&
-		   !strcmp(content, "#!/bin/busybox sh\necho one\n"),
+			   !strcmp(content, "#!/bin/busybox sh\necho one\n"),
 		   "/init is the init script");
 		ok(strstr(names.buf, "bin/busybox\n") &&
-		   strstr(names.buf, "dev/console\n") &&
-		   !strstr(names.buf, "lib/modules"),
+			   strstr(names.buf, "dev/console\n") &&
+			   !strstr(names.buf, "lib/modules"),
 		   "with busybox and /dev/console, no modules");
 	} else {
 		ok(0, "the archive is a gzip'd newc cpio");
@@ -375,7 +380,7 @@ static void test_initramfs(const char *dir)
 	free(content);
 	content = NULL;
 	ok(p4 && !list_cpio(&names, &content, p4) &&
-	   strstr(names.buf, "lib/modules/6.1.192/kernel/x.ko\n"),
+		   strstr(names.buf, "lib/modules/6.1.192/kernel/x.ko\n"),
 	   "the modules are under /lib/modules");
 	write_str(ko, "module, rebuilt\n");
 	ok(!initramfs_build(&p5, &o) && p5 && strcmp(p4, p5),
@@ -386,8 +391,9 @@ static void test_initramfs(const char *dir)
 	free(content);
 	content = NULL;
 	ok(!initramfs_build(&p6, &o) && p6 &&
-	   !list_cpio(&names, &content, p6) && !content &&
-	   !strstr(names.buf, "bin/sh\n") && strstr(names.buf, "bin/busybox"),
+		   !list_cpio(&names, &content, p6) && !content &&
+		   !strstr(names.buf, "bin/sh\n") &&
+		   strstr(names.buf, "bin/busybox"),
 	   "the no-init variant has neither /init nor /bin/sh");
 	free(p6);
 	p6 = NULL;
@@ -396,8 +402,9 @@ static void test_initramfs(const char *dir)
 	free(content);
 	content = NULL;
 	ok(!initramfs_build(&p6, &o) && p6 &&
-	   !list_cpio(&names, &content, p6) && content &&
-	   strstr(content, "sleep"), "the sleep variant's /init sleeps");
+		   !list_cpio(&names, &content, p6) && content &&
+		   strstr(content, "sleep"),
+	   "the sleep variant's /init sleeps");
 	free(p6);
 	p6 = NULL;
 	o.busybox = "/nonexistent/busybox";
