@@ -9,6 +9,7 @@
  */
 
 #include <jansson.h>
+#include <stdio.h>
 #include <sqlite3.h>
 
 struct build_writer;
@@ -74,5 +75,43 @@ void query_print_text(FILE *fp, json_t *warnings);
 
 /* kwarn warnings --db FILE [--commit REF] [--file F] ... */
 int cmd_warnings(int argc, char **argv);
+
+/* run.c */
+
+/* kwarn run: build every point of a series (see run.c). */
+int cmd_run(int argc, char **argv);
+
+/* A data file of ours ("kernel/series"): $KWARN_DATA, or beside bin/. */
+char *run_data_path(const char *rel);
+
+/* launcher.c */
+
+/*
+ * Check a --cc-launcher value for level LEVEL: refuses unknown launchers,
+ * and distributed setups that would drop comments.  0 or -1 (reported).
+ */
+int launcher_check(const char *launcher, int level);
+
+/* report.c */
+
+/* kwarn report --db FILE [--run ID] [--format text|json] */
+int cmd_report(int argc, char **argv);
+
+/*
+ * One JSON entry per commit of RUN_ID in series order (commit, position,
+ * subject, warnings, new, fixed, not_built, by_option, status, verdict,
+ * warnings_list) into a new array *out.  Returns 0 or -1.
+ */
+int report_run_json(json_t **out, sqlite3 *db, long long run_id);
+
+/* Print run RUN_ID as "text", "json" or "summary" (burn-down only). */
+int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
+		     const char *format);
+
+/*
+ * Count (and name on stderr) the warnings at the last built point of the
+ * run that the base did not have; -1 on error.
+ */
+int report_tip_has_new(sqlite3 *db, long long run_id);
 
 #endif

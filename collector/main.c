@@ -17,6 +17,8 @@ static const struct {
 	{ "boot", cmd_boot, "boot a kernel under QEMU and judge the boot" },
 	{ "ingest", cmd_ingest, "parse a saved build log into the database" },
 	{ "warnings", cmd_warnings, "list the warnings of a stored build" },
+	{ "run", cmd_run, "build every point of a patch series and store it" },
+	{ "report", cmd_report, "per-commit report and burn-down of a run" },
 	{ "census", cmd_census, "fall-through markers and their GCC levels" },
 	{ "classify", cmd_classify, "missing break or intended fall-through?" },
 	{ "parse-dump", cmd_parse_dump, NULL },

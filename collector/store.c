@@ -406,7 +406,7 @@ void bw_diag(struct build_writer *w, long long object_id, const struct diag *d)
 
 	if (w->failed)
 		return;
-	if (object_id < 0)
+	if (object_id == -1)
 		object_id = object_of(w, d);
 	ident = identity_of(w, d);
 	db_bind_int(st, 1, w->build_id, 0);

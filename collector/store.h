@@ -74,7 +74,7 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 
 /*
  * Add diagnostic D printed while compiling OBJECT_ID (-1: from D->object,
- * or the translation unit it names, or none).  Errors are reported once
+ * or the translation unit it names, or none; -2: no object, e.g. boot).  Errors are reported once
  * and make bw_finish() fail.
  */
 void bw_diag(struct build_writer *w, long long object_id, const struct diag *d);

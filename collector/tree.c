@@ -148,6 +148,42 @@ static int read_oid_file(git_oid *out, const char *path)
 	return ret;
 }
 
+/*
+ * Add every file under DIR/REL to INDEX.  Not git_index_add_all(): with
+ * Debian's top-level .gitignore (ignoring everything) it meets ignored directories it
+ * cannot add even with GIT_INDEX_ADD_FORCE.
+ */
+static int add_tree(git_index *index, const char *dir, const char *rel)
+{
+	char *path = xstrfmt("%s%s%s", dir, *rel ? "/" : "", rel);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		free(path);
+		return ret;
+	}
+	while (!ret && (de = readdir(d)) != NULL) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (!*rel && !strcmp(de->d_name, ".git")))
+			continue;
+		sub = *rel ? xstrfmt("%s/%s", rel, de->d_name) :
+			     xstrdup(de->d_name);
+		if (de->d_type == DT_DIR)
+			ret = add_tree(index, dir, sub);
+		else if (git_index_add_bypath(index, sub))
+			ret = git_fail(sub);
+		free(sub);
+	}
+	closedir(d);
+	free(path);
+	return ret;
+}
+
 /* Import the work tree of T as its base commit. */
 static int import_worktree(struct tree *t)
 {
@@ -157,6 +193,7 @@ static int import_worktree(struct tree *t)
 	git_signature *sig = NULL;
 	git_oid tree_oid;
 	char *gitdir = xstrfmt("%s/git", t->dir), *mk = NULL, *msg = NULL;
+	char *dotgit = NULL;
 	struct stat st;
 	int ret = -1;
 
@@ -168,9 +205,10 @@ static int import_worktree(struct tree *t)
 		git_fail("cannot create repository");
 		goto out;
 	}
+	/* no gitlink in the tree: the kernel's setlocalversion would see it */
+	unlink(dotgit = xstrfmt("%s/.git", t->src));
 	if (git_repository_index(&index, t->repo) ||
-	    git_index_add_all(index, NULL, GIT_INDEX_ADD_FORCE, NULL, NULL) ||
-	    git_index_write(index) ||
+	    add_tree(index, t->src, "") || git_index_write(index) ||
 	    git_index_write_tree(&tree_oid, index)) {
 		git_fail("cannot import the tree");
 		goto out;
@@ -201,6 +239,7 @@ out:
 	free(gitdir);
 	free(mk);
 	free(msg);
+	free(dotgit);
 	return ret;
 }
 

@@ -1,0 +1,1503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kwarn run: build every point of a patch series against a kernel tree,
+ * incrementally, and store what GCC said about each object at each point.
+ *
+ * Per point: check out only the files that changed; make bzImage (and
+ * modules with --full) and every object that the series touches as a
+ * single object, with CC="kwarn-cc gcc" so that each compile's stderr is
+ * captured on its own; parse the captures of the objects compiled here;
+ * carry the last capture of every object not rebuilt; mark objects that
+ * are gone "not built"; boot; store the point in one transaction.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "db.h"
+#include "kwarn.h"
+#include "parse.h"
+#include "store.h"
+#include "tree.h"
+#include "util.h"
+#include "banned.h"
+
+struct point {
+	git_oid oid;
+	char sha[GIT_OID_HEXSZ + 1];
+	char *subject, *author, *patch, *changed;
+	long long date;
+	long long commit_id;
+};
+
+struct run {
+	/* options */
+	const char *dbpath, *tree_spec, *repo, *range, *series;
+	const char *config_base, *launcher, *targets;
+	const char *frags[16];
+	size_t nr_frags;
+	int level, jobs, full, boot, fail_on_new, force;
+	int silence_s, timeout_s;
+	/* state */
+	sqlite3 *db;
+	struct tree *tree;
+	long long tree_id, run_id;
+	struct point *points;
+	size_t nr_points;
+	char *apply_failure;	/* why the series stopped, if it did */
+	char **objects;		/* single-object targets */
+	size_t nr_objects;
+	char *build_dir, *kdir;	/* B, and B/.kwarn */
+	char *config_name, *config_hash, *compiler, *flags;
+	char *cc_path;		/* kwarn-cc next to us */
+	char *params;
+	int tty;
+	int64_t started;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/* The directory holding our own executable (bin/). */
+static char *self_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return xstrdup(".");
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return xstrdup(buf);
+}
+
+/* Where kernel/ lives: $KWARN_DATA, ../kernel or ../share/kwarn/kernel. */
+char *run_data_path(const char *rel)
+{
+	const char *env = getenv("KWARN_DATA");
+	char *dir = self_dir(), *p;
+
+	if (env && *env) {
+		p = xstrfmt("%s/%s", env, rel);
+	} else {
+		p = xstrfmt("%s/../%s", dir, rel);
+		if (access(p, R_OK)) {
+			free(p);
+			p = xstrfmt("%s/../share/kwarn/%s", dir, rel);
+		}
+	}
+	free(dir);
+	return p;
+}
+
+/*
+ * Start ARGV in CWD with stdout and stderr into LOG, and make it die with
+ * us (so a killed run leaves no make behind).  Returns its pid or -1.
+ */
+static pid_t spawn_logged(const char *const *argv, const char *cwd,
+			  const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		if (cwd && chdir(cwd))
+			_exit(126);
+		execvp(argv[0], (char *const *)(uintptr_t)argv);
+		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static size_t count_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void progress(struct run *r, size_t k, const char *what)
+{
+	int64_t el = (util_now_ms() - r->started) / 1000;
+	char *cap = xstrfmt("%s/capture", r->kdir);
+	size_t objs = count_dir(cap);
+
+	free(cap);
+	if (r->tty) {
+		long eta = k ? (long)(el * (long)(r->nr_points - k) / (long)k) :
+			       -1;
+
+		fprintf(stderr,
+			"\r\033[K[%zu/%zu] %.40s: %s, %zu objects, %lds elapsed",
+			k + 1, r->nr_points, r->points[k].subject, what, objs,
+			(long)el);
+		if (eta >= 0)
+			fprintf(stderr, ", ~%lds left", eta);
+	} else {
+		fprintf(stderr, "kwarn: [%zu/%zu] %s: %s (%lds)\n", k + 1,
+			r->nr_points, r->points[k].subject, what, (long)el);
+	}
+}
+
+/* Run make with ARGV; while it runs, show progress for point K. */
+static int run_make(struct run *r, size_t k, const char *const *argv,
+		    const char *log)
+{
+	pid_t pid = spawn_logged(argv, NULL, log);
+	int status = 0, shown = 0;
+
+	if (pid < 0)
+		return -1;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return error("waitpid: %s", strerror(errno));
+		if (interrupted) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		if (r->tty || !(shown++ % 60))
+			progress(r, k, "building");
+		sleep(1);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/* The last LINES lines of FILE, as a new string. */
+static char *file_tail(const char *path, int lines)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+
+	if (util_read_file(&buf, &len, path, 256 << 20))
+		return NULL;
+	p = buf + len;
+	while (p > buf && lines >= 0) {
+		p--;
+		if (*p == '\n')
+			lines--;
+	}
+	p = xstrdup(p);
+	free(buf);
+	return p;
+}
+
+/* make -C SRC O=B ... the common part of every make command line. */
+static size_t make_argv(struct run *r, const char **argv, size_t max,
+			char **owned)
+{
+	size_t n = 0;
+
+	argv[n++] = "make";
+	argv[n++] = "-C";
+	argv[n++] = r->tree->src;
+	argv[n++] = owned[0] = xstrfmt("O=%s", r->build_dir);
+	argv[n++] = owned[1] = xstrfmt("-j%d", r->jobs);
+	argv[n++] = owned[2] = xstrfmt("CC=%s %s%sgcc", r->cc_path,
+				       r->launcher ? r->launcher : "",
+				       r->launcher ? " " : "");
+	argv[n++] = owned[3] = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d",
+				       r->level);
+	(void)max;
+	return n;
+}
+
+static int configure(struct run *r)
+{
+	const char *argv[64];
+	char *owned[4] = { NULL }, *cfg = xstrfmt("%s/.config", r->build_dir);
+	char *log = xstrfmt("%s/config.log", r->kdir), *stamp = NULL;
+	char *merge = xstrfmt("%s/scripts/kconfig/merge_config.sh",
+			      r->tree->src);
+	char *text = NULL, hash[65], *want = NULL;
+	size_t n;
+	int ret = -1, rc;
+
+	stamp = xstrfmt("%s/config.stamp", r->kdir);
+	/* the fragments' text decides the config: configure once per set */
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addstr(&sb, r->config_base);
+		for (size_t i = 0; i < r->nr_frags; i++) {
+			char *f = NULL;
+
+			if (util_read_file(&f, NULL, r->frags[i], 1 << 20))
+				goto out;
+			strbuf_addf(&sb, "\n#%s\n%s", r->frags[i], f);
+			free(f);
+		}
+		want = strbuf_detach(&sb, NULL);
+	}
+	if (!access(cfg, R_OK) && !util_read_file(&text, NULL, stamp, 1 << 20) &&
+	    !strcmp(text, want)) {
+		ret = 0;
+		goto hash;
+	}
+	unlink(log);
+	n = make_argv(r, argv, ARRAY_SIZE(argv), owned);
+	argv[n++] = r->config_base;
+	argv[n] = NULL;
+	if ((rc = util_run(argv, NULL, log, log))) {
+		error("make %s failed (exit %d), see '%s'", r->config_base, rc,
+		      log);
+		goto out;
+	}
+	if (r->nr_frags) {
+		const char *margv[24];
+		size_t m = 0;
+		char *out = xstrfmt("%s/merge.log", r->kdir);
+
+		margv[m++] = merge;
+		margv[m++] = "-m";
+		margv[m++] = "-O";
+		margv[m++] = r->build_dir;
+		margv[m++] = cfg;
+		for (size_t i = 0; i < r->nr_frags; i++)
+			margv[m++] = r->frags[i];
+		margv[m] = NULL;
+		rc = util_run(margv, r->tree->src, out, out);
+		free(out);
+		if (rc) {
+			error("merge_config.sh failed (exit %d)", rc);
+			goto out;
+		}
+		argv[n - 1] = "olddefconfig";
+		if ((rc = util_run(argv, NULL, log, log))) {
+			error("make olddefconfig failed (exit %d), see '%s'", rc,
+			      log);
+			goto out;
+		}
+	}
+	/* every symbol a fragment asks for must be in the final .config */
+	free(text);
+	text = NULL;
+	if (util_read_file(&text, NULL, cfg, 64 << 20))
+		goto out;
+	for (size_t i = 0; i < r->nr_frags; i++) {
+		char *f = NULL, *line, *next;
+
+		if (util_read_file(&f, NULL, r->frags[i], 1 << 20))
+			goto out;
+		for (line = f; line && *line; line = next) {
+			char *probe;
+			int found;
+
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (strncmp(line, "CONFIG_", 7))
+				continue;
+			probe = xstrfmt("\n%s\n", line);
+			found = strstr(text, probe) != NULL;
+			free(probe);
+			if (!found) {
+				error("config fragment '%s': '%s' did not stick"
+				      " (unknown symbol or unmet dependency)",
+				      r->frags[i], line);
+				free(f);
+				goto out;
+			}
+		}
+		free(f);
+	}
+	if (util_write_file(stamp, want, strlen(want)))
+		goto out;
+	ret = 0;
+hash:
+	if (!ret) {
+		if (util_sha256_file(hash, cfg))
+			ret = -1;
+		else
+			r->config_hash = xstrdup(hash);
+	}
+out:
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
+	free(cfg);
+	free(log);
+	free(stamp);
+	free(merge);
+	free(text);
+	free(want);
+	return ret;
+}
+
+/* "drivers/x/y.c" -> the object path kbuild builds it as. */
+static char *object_for_source(const char *src)
+{
+	static const struct {
+		const char *dir, *via;
+	} via[] = {
+		/* compiled from the amdgpu Makefile (DESIGN.md) */
+		{ "drivers/gpu/drm/amd/amdkfd/", "drivers/gpu/drm/amd/amdgpu/../amdkfd/" },
+		{ "drivers/gpu/drm/amd/display/", "drivers/gpu/drm/amd/amdgpu/../display/" },
+		{ "drivers/gpu/drm/amd/pm/", "drivers/gpu/drm/amd/amdgpu/../pm/" },
+		{ "drivers/gpu/drm/amd/acp/", "drivers/gpu/drm/amd/amdgpu/../acp/" },
+	};
+	size_t l = strlen(src);
+	char *o;
+
+	if (l < 3 || strcmp(src + l - 2, ".c"))
+		return NULL;
+	o = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(via); i++) {
+		size_t dl = strlen(via[i].dir);
+
+		if (!strncmp(src, via[i].dir, dl)) {
+			o = xstrfmt("%s%s", via[i].via, src + dl);
+			break;
+		}
+	}
+	if (!o)
+		o = xstrdup(src);
+	o[strlen(o) - 1] = 'o';
+	return o;
+}
+
+/* Collect the .c files any point changes as single-object targets. */
+static void collect_objects(struct run *r)
+{
+	for (size_t i = 0; i < r->nr_points; i++) {
+		json_t *ch = r->points[i].changed ?
+				     json_loads(r->points[i].changed, 0, NULL) :
+				     NULL;
+		const char *file;
+		json_t *v;
+
+		json_object_foreach(ch, file, v)
+		{
+			char *o = object_for_source(file);
+			int dup = 0;
+
+			if (!o)
+				continue;
+			for (size_t j = 0; j < r->nr_objects; j++)
+				dup |= !strcmp(r->objects[j], o);
+			if (dup) {
+				free(o);
+				continue;
+			}
+			r->objects = xrealloc(r->objects,
+					      (r->nr_objects + 1) *
+						      sizeof(*r->objects));
+			r->objects[r->nr_objects++] = o;
+		}
+		json_decref(ch);
+	}
+}
+
+static void point_add(struct run *r, const git_oid *oid, const char *subject,
+		      const char *author, long long date, const char *patch,
+		      char *changed)
+{
+	struct point *p;
+
+	r->points = xrealloc(r->points, (r->nr_points + 1) * sizeof(*p));
+	p = &r->points[r->nr_points++];
+	memset(p, 0, sizeof(*p));
+	p->oid = *oid;
+	git_oid_tostr(p->sha, sizeof(p->sha), oid);
+	p->subject = xstrdup(subject);
+	p->author = xstrdup(author ? author : "");
+	p->date = date;
+	p->patch = patch ? xstrdup(patch) : NULL;
+	p->changed = changed;
+}
+
+/* Read a quilt series file: patch paths relative to its directory. */
+static int read_series(char ***out, size_t *nr, const char *path)
+{
+	char *text = NULL, *line, *next, *dir = xstrdup(path), *slash;
+	char **list = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	*nr = 0;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else {
+		free(dir);
+		dir = xstrdup(".");
+	}
+	if (util_read_file(&text, NULL, path, 1 << 20)) {
+		free(dir);
+		return -1;
+	}
+	for (line = text; line && *line; line = next) {
+		char *p, *end;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		end = line + strcspn(line, " \t");
+		*end = '\0';
+		p = xstrfmt("%s/%s", dir, line);
+		if (access(p, R_OK)) {
+			error("series '%s' names '%s', which is missing", path,
+			      line);
+			free(p);
+			for (size_t i = 0; i < n; i++)
+				free(list[i]);
+			free(list);
+			free(text);
+			free(dir);
+			return -1;
+		}
+		list = xrealloc(list, (n + 1) * sizeof(*list));
+		list[n++] = p;
+	}
+	free(text);
+	free(dir);
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Apply the base overlay (if any) and the series; fills r->points. */
+static int make_points(struct run *r)
+{
+	char **base = NULL, **series = NULL, *base_series = NULL, *dir, *s;
+	size_t nb = 0, ns = 0;
+	git_oid head = r->tree->base, next;
+	int ret = -1;
+
+	dir = xstrdup(r->series);
+	s = strrchr(dir, '/');
+	if (s)
+		*s = '\0';
+	base_series = xstrfmt("%s/base/series", s ? dir : ".");
+	if (!access(base_series, R_OK) && read_series(&base, &nb, base_series))
+		goto out;
+	if (read_series(&series, &ns, r->series))
+		goto out;
+	for (size_t i = 0; i < nb; i++) {
+		struct patch_mail m;
+		char *changed = NULL, *err = NULL;
+
+		if (tree_apply_patch(&next, &changed, &err, r->tree, &head,
+				     base[i], &m)) {
+			error("base overlay does not apply to %s %s: %s",
+			      r->tree->name, r->tree->version, err);
+			free(err);
+			patch_mail_release(&m);
+			goto out;
+		}
+		free(changed);
+		patch_mail_release(&m);
+		head = next;
+	}
+	{
+		char *changed = NULL;
+
+		/* the base point: what the overlay changed is "touched" */
+		if (nb && tree_commit_changes(&changed, r->tree, &head))
+			goto out;
+		if (!nb)
+			changed = NULL;
+		point_add(r, &head, nb ? "campaign base" : "base", "kwarn", 0,
+			  NULL, changed);
+	}
+	if (nb > 0) {
+		/* diff of the whole overlay against the import */
+		git_commit *c = NULL, *b = NULL;
+		git_tree *ct = NULL, *bt = NULL;
+		git_diff *diff = NULL;
+
+		if (!git_commit_lookup(&c, r->tree->repo, &head) &&
+		    !git_commit_lookup(&b, r->tree->repo, &r->tree->base) &&
+		    !git_commit_tree(&ct, c) && !git_commit_tree(&bt, b) &&
+		    !git_diff_tree_to_tree(&diff, r->tree->repo, bt, ct, NULL)) {
+			json_t *o = json_object();
+
+			for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+				const git_diff_delta *d =
+					git_diff_get_delta(diff, i);
+
+				json_object_set_new(o, d->new_file.path,
+						    json_array());
+			}
+			free(r->points[0].changed);
+			r->points[0].changed = json_dumps(o, JSON_COMPACT |
+							     JSON_SORT_KEYS);
+			json_decref(o);
+		}
+		git_diff_free(diff);
+		git_tree_free(ct);
+		git_tree_free(bt);
+		git_commit_free(c);
+		git_commit_free(b);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		struct patch_mail m;
+		char *changed = NULL, *err = NULL;
+		const char *name = strrchr(series[i], '/');
+
+		name = name ? name + 1 : series[i];
+		if (tree_apply_patch(&next, &changed, &err, r->tree, &head,
+				     series[i], &m)) {
+			r->apply_failure = xstrfmt("patch %zu '%s': %s", i + 1,
+						   name, err ? err : "?");
+			/* record the failing patch as a point without a build */
+			point_add(r, &head, m.subject ? m.subject : name,
+				  m.author_name, m.date, name, NULL);
+			r->points[r->nr_points - 1].commit_id = -2;
+			free(err);
+			patch_mail_release(&m);
+			break;
+		}
+		point_add(r, &next, m.subject, m.author_name, m.date, name,
+			  changed);
+		patch_mail_release(&m);
+		head = next;
+	}
+	ret = 0;
+out:
+	free_list(base, nb);
+	free_list(series, ns);
+	free(base_series);
+	free(dir);
+	return ret;
+}
+
+static int make_points_range(struct run *r)
+{
+	git_oid *list = NULL;
+	size_t n = 0;
+
+	if (tree_range(&list, &n, r->tree, r->range))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		git_commit *c = NULL;
+		char *changed = NULL;
+
+		if (git_commit_lookup(&c, r->tree->repo, &list[i])) {
+			free(list);
+			return git_fail("cannot read commit");
+		}
+		if (i)
+			tree_commit_changes(&changed, r->tree, &list[i]);
+		point_add(r, &list[i], git_commit_summary(c),
+			  git_commit_author(c)->name,
+			  (long long)git_commit_time(c), NULL, changed);
+		git_commit_free(c);
+	}
+	free(list);
+	return 0;
+}
+
+/* Find a run with the same parameters to resume, or start one. */
+static int open_run(struct run *r)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, r->db,
+		       "SELECT id, status FROM runs WHERE tree_id = ? AND"
+		       " kind = 'series' AND params = ? ORDER BY id DESC"
+		       " LIMIT 1"))
+		return -1;
+	db_bind_int(st, 1, r->tree_id, 0);
+	db_bind_text(st, 2, r->params);
+	if (sqlite3_step(st) == SQLITE_ROW && !r->force) {
+		r->run_id = sqlite3_column_int64(st, 0);
+		if (!strcmp(db_col_text(st, 1), "done")) {
+			sqlite3_finalize(st);
+			return 1;
+		}
+		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
+		sqlite3_finalize(st);
+		return db_exec(r->db,
+			       "UPDATE runs SET status = 'running' WHERE id ="
+			       " (SELECT MAX(id) FROM runs)",
+			       "cannot resume run") ?
+			       -1 :
+			       0;
+	}
+	sqlite3_finalize(st);
+	if (db_prepare(&st, r->db,
+		       "INSERT INTO runs(tree_id, kind, series, config, level,"
+		       " params) VALUES (?, 'series', ?, ?, ?, ?) RETURNING id"))
+		return -1;
+	db_bind_int(st, 1, r->tree_id, 0);
+	db_bind_text(st, 2, r->series ? r->series : r->range);
+	db_bind_text(st, 3, r->config_name);
+	db_bind_int(st, 4, r->level, 0);
+	db_bind_text(st, 5, r->params);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		r->run_id = sqlite3_column_int64(st, 0);
+		ret = 0;
+	} else {
+		error("cannot create run: %s", sqlite3_errmsg(r->db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Does this point already have a build (a resumed run)? */
+static int point_done(struct run *r, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	int done = 0;
+
+	if (db_prepare(&st, r->db,
+		       "SELECT 1 FROM builds WHERE commit_id = ? LIMIT 1"))
+		return 0;
+	db_bind_int(st, 1, commit_id, 0);
+	done = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return done;
+}
+
+struct capture_ctx {
+	struct build_writer *w;
+	long long object_id;
+};
+
+static void capture_emit(void *ctx, const struct diag *d)
+{
+	struct capture_ctx *c = ctx;
+
+	bw_diag(c->w, c->object_id, d);
+}
+
+/* Parse one capture file into W under object OBJECT_ID. */
+static int parse_capture(struct run *r, struct build_writer *w,
+			 long long object_id, const char *text, size_t len)
+{
+	struct capture_ctx c = { w, object_id };
+	struct parser *p = parse_new(capture_emit, &c);
+	char *prefix = xstrfmt("%s/", r->tree->src);
+	const char *body = memchr(text, '\n', len);
+
+	parse_add_strip_prefix(p, prefix);
+	if (body) {
+		body++;
+		parse_feed(p, body, len - (size_t)(body - text));
+	}
+	parse_finish(p);
+	bw_add_unparsed(w, parse_get_stats(p)->unparsed);
+	parse_free(p);
+	free(prefix);
+	return 0;
+}
+
+/* "kwarn-cc rc=N obj=PATH" */
+static int capture_header(int *rc, char **obj, const char *text)
+{
+	const char *o;
+	long v;
+	char num[8] = "";
+
+	if (strncmp(text, "kwarn-cc rc=", 12))
+		return -1;
+	memcpy(num, text + 12, 4);
+	num[strcspn(num, " ")] = '\0';
+	if (util_parse_long(&v, num, 0, 9999))
+		return -1;
+	o = strstr(text, " obj=");
+	if (!o)
+		return -1;
+	o += 5;
+	*rc = (int)v;
+	*obj = xstrndup(o, strcspn(o, "\n"));
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of the *.log files in DIR. */
+static char **list_logs(const char *dir, size_t *nr)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **list = NULL;
+	size_t n = 0;
+
+	*nr = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".log"))
+			continue;
+		list = xrealloc(list, (n + 1) * sizeof(*list));
+		list[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(list, n, sizeof(*list), name_cmp);
+	*nr = n;
+	return list;
+}
+
+/* Is object OBJ part of the build: its .o and its source still exist? */
+static int object_exists(struct run *r, const char *obj)
+{
+	char *o = xstrfmt("%s/%s", r->build_dir, obj);
+	char *src = xstrfmt("%s/%s", r->tree->src, obj);
+	int ok;
+
+	src[strlen(src) - 1] = 'c';
+	ok = !access(o, F_OK) && !access(src, F_OK);
+	free(o);
+	free(src);
+	return ok;
+}
+
+/*
+ * Store the objects of this point: every capture of this point as
+ * compiled (or failed), then the last capture of every other object as
+ * carried, or the object as not built when it is gone.
+ */
+static int store_objects(struct run *r, struct build_writer *w)
+{
+	char *cap = xstrfmt("%s/capture", r->kdir);
+	char *last = xstrfmt("%s/last", r->kdir);
+	char **now = NULL, **all = NULL;
+	size_t nn = 0, na = 0;
+	int ret = -1;
+
+	now = list_logs(cap, &nn);
+	for (size_t i = 0; i < nn; i++) {
+		char *from = xstrfmt("%s/%s", cap, now[i]);
+		char *to = xstrfmt("%s/%s", last, now[i]);
+		char *text = NULL, *obj = NULL;
+		size_t len;
+		long long id;
+		int rc;
+
+		if (util_read_file(&text, &len, from, 256 << 20) ||
+		    capture_header(&rc, &obj, text)) {
+			warning("skipping unreadable capture '%s'", from);
+		} else if (!bw_object(&id, w, obj, rc ? "failed" : "compiled")) {
+			parse_capture(r, w, id, text, len);
+		}
+		if (rename(from, to))
+			warning("cannot keep capture '%s': %s", to,
+				strerror(errno));
+		free(text);
+		free(obj);
+		free(from);
+		free(to);
+	}
+	all = list_logs(last, &na);
+	bw_set_carried(w, 1);
+	for (size_t i = 0; i < na; i++) {
+		char *path, *text = NULL, *obj = NULL;
+		size_t len;
+		long long id;
+		int rc, fresh = 0;
+
+		for (size_t j = 0; j < nn && !fresh; j++)
+			fresh = !strcmp(now[j], all[i]);
+		if (fresh)
+			continue;
+		path = xstrfmt("%s/%s", last, all[i]);
+		if (util_read_file(&text, &len, path, 256 << 20) ||
+		    capture_header(&rc, &obj, text)) {
+			free(text);
+			free(path);
+			continue;
+		}
+		if (!object_exists(r, obj)) {
+			bw_object(&id, w, obj, "not_built");
+		} else if (!bw_object(&id, w, obj,
+				      rc ? "failed" : "carried")) {
+			parse_capture(r, w, id, text, len);
+		}
+		free(text);
+		free(obj);
+		free(path);
+	}
+	bw_set_carried(w, 0);
+	ret = 0;
+	free_list(now, nn);
+	free_list(all, na);
+	free(cap);
+	free(last);
+	return ret;
+}
+
+static int build_point(struct run *r, size_t k)
+{
+	struct point *p = &r->points[k];
+	const char *argv[4096];
+	char *owned[4] = { NULL }, *log = NULL, *cap = NULL, *image = NULL;
+	char **stale = NULL, *tail = NULL, *targets = NULL, *save = NULL;
+	struct build_info bi = { 0 };
+	struct build_writer *w = NULL;
+	struct boot_result boot;
+	int64_t t0;
+	size_t n, base, nstale = 0;
+	int rc, rc2 = 0, ret = -1, booted = 0;
+	long long build_id;
+
+	memset(&boot, 0, sizeof(boot));
+	progress(r, k, "checking out");
+	if (tree_checkout(r->tree, &p->oid))
+		return -1;
+	cap = xstrfmt("%s/capture", r->kdir);
+	/* captures of an interrupted attempt are stale */
+	stale = list_logs(cap, &nstale);
+	for (size_t i = 0; i < nstale; i++) {
+		char *f = xstrfmt("%s/%s", cap, stale[i]);
+
+		unlink(f);
+		free(f);
+	}
+	free_list(stale, nstale);
+	log = xstrfmt("%s/make-%zu.log", r->kdir, k);
+	unlink(log);
+	setenv("KWARN_CAPTURE_DIR", cap, 1);
+	t0 = util_now_ms();
+	n = base = make_argv(r, argv, ARRAY_SIZE(argv), owned);
+	if (r->targets) {
+		/* only these objects (comma-separated), no kernel image */
+		targets = xstrdup(r->targets);
+		for (char *t = strtok_r(targets, ",", &save);
+		     t && n + 1 < ARRAY_SIZE(argv); t = strtok_r(NULL, ",", &save))
+			argv[n++] = t;
+	} else {
+		argv[n++] = "bzImage";
+		if (r->full)
+			argv[n++] = "modules";
+	}
+	argv[n] = NULL;
+	rc = run_make(r, k, argv, log);
+	if (rc >= 0 && !interrupted && r->nr_objects && !r->targets) {
+		/* the series' objects, one by one, whatever the config says */
+		n = base;
+		argv[n++] = "-k";
+		for (size_t i = 0; i < r->nr_objects && n + 2 < ARRAY_SIZE(argv);
+		     i++) {
+			char *src = xstrfmt("%s/%s", r->tree->src,
+					    r->objects[i]);
+			char *c = src + strlen(src) - 1;
+
+			*c = 'c';
+			if (!access(src, R_OK))
+				argv[n++] = r->objects[i];
+			free(src);
+		}
+		argv[n] = NULL;
+		if (n > base + 1)
+			rc2 = run_make(r, k, argv, log);
+	}
+	unsetenv("KWARN_CAPTURE_DIR");
+	if (interrupted || rc < 0)
+		goto out;
+	bi.wall_ms = util_now_ms() - t0;
+	bi.config_name = r->config_name;
+	bi.config_hash = r->config_hash;
+	bi.compiler = r->compiler;
+	bi.flags = r->flags;
+	bi.level = r->level;
+	bi.status = rc || rc2 ? "failed" : "ok";
+	if (rc || rc2)
+		bi.log_tail = tail = file_tail(log, 30);
+	image = xstrfmt("%s/arch/x86/boot/bzImage", r->build_dir);
+	if (!rc && !access(image, R_OK))
+		bi.image = image;
+	if (r->boot && bi.image) {
+		struct boot_opts bo = { 0 };
+
+		progress(r, k, "booting");
+		bo.kernel = image;
+		bo.silence_ms = r->silence_s * 1000;
+		bo.total_ms = r->timeout_s * 1000;
+		booted = !boot_run(&boot, &bo);
+	}
+	if (bw_begin(&w, r->db, p->commit_id, &bi))
+		goto out;
+	if (store_objects(r, w))
+		goto out_abort;
+	for (size_t i = 0; booted && i < boot.nr_warnings; i++)
+		bw_diag(w, -2, &boot.warnings[i]);
+	if (booted && boot_store(NULL, r->db, bw_build_id(w), &boot))
+		goto out_abort;
+	if (bw_finish(&build_id, w))
+		goto out;
+	w = NULL;
+	if (rc || rc2)
+		warning("point %zu (%s) did not build: see '%s'", k,
+			p->subject, log);
+	ret = 0;
+	goto out;
+out_abort:
+	bw_abort(w);
+out:
+	if (booted)
+		boot_result_release(&boot);
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
+	free(log);
+	free(cap);
+	free(image);
+	free(tail);
+	free(targets);
+	return ret;
+}
+
+/* The first line of `gcc --version`. */
+static char *compiler_version(const char *kdir)
+{
+	const char *argv[] = { "gcc", "--version", NULL };
+	char *out = xstrfmt("%s/gcc-version", kdir), *text = NULL, *v;
+
+	if (util_run(argv, NULL, out, "/dev/null") ||
+	    util_read_file(&text, NULL, out, 1 << 16)) {
+		free(out);
+		return xstrdup("unknown");
+	}
+	text[strcspn(text, "\n")] = '\0';
+	v = xstrdup(text);
+	free(text);
+	free(out);
+	return v;
+}
+
+/* The newest /usr/src/linux-source-X.tar.xz, or the one the series names. */
+static char *default_tree(const char *series)
+{
+	char *text = NULL, *want = NULL, *best = NULL;
+	DIR *d = opendir("/usr/src");
+	struct dirent *de;
+	long bmaj = -1, bmin = -1;
+
+	if (series && !util_read_file(&text, NULL, series, 1 << 20)) {
+		char *p = strstr(text, "# kwarn-tree:");
+
+		if (p) {
+			p += 13;
+			while (*p == ' ')
+				p++;
+			want = xstrndup(p, strcspn(p, " \n"));
+		}
+		free(text);
+	}
+	while (d && (de = readdir(d)) != NULL) {
+		long maj = 0, min = 0;
+
+		if (sscanf(de->d_name, "linux-source-%ld.%ld.tar.", &maj, &min) !=
+			    2 ||
+		    !strstr(de->d_name, ".tar."))
+			continue;
+		if (want && !strncmp(de->d_name, want, strlen(want)) &&
+		    de->d_name[strlen(want)] == '.') {
+			free(best);
+			best = xstrfmt("/usr/src/%s", de->d_name);
+			bmaj = 1000000;
+			continue;
+		}
+		if (maj > bmaj || (maj == bmaj && min > bmin)) {
+			free(best);
+			best = xstrfmt("/usr/src/%s", de->d_name);
+			bmaj = maj;
+			bmin = min;
+		}
+	}
+	if (d)
+		closedir(d);
+	free(want);
+	return best;
+}
+
+static int store_points(struct run *r)
+{
+	for (size_t i = 0; i < r->nr_points; i++) {
+		struct point *p = &r->points[i];
+		struct commit_info c = { 0 };
+		int failed = p->commit_id == -2;
+
+		c.run_id = r->run_id;
+		c.position = (long)i;
+		c.sha = p->sha;
+		c.parent = i ? r->points[i - 1].sha : NULL;
+		c.subject = p->subject;
+		c.author = p->author;
+		c.date = p->date ? p->date : -1;
+		c.patch = p->patch;
+		c.apply_status = !i ? "base" : failed ? "failed" : "applied";
+		c.apply_error = failed ? r->apply_failure : NULL;
+		c.changed = p->changed;
+		if (store_commit(&p->commit_id, r->db, &c))
+			return -1;
+		if (failed)
+			p->commit_id = -2;
+	}
+	return 0;
+}
+
+static char *make_params(struct run *r)
+{
+	json_t *o = json_object(), *frags = json_array();
+	char *s, sha[65];
+
+	json_object_set_new(o, "tree", json_string(r->tree->source));
+	if (r->tree->sha256)
+		json_object_set_new(o, "sha256",
+				    json_string(r->tree->sha256));
+	json_object_set_new(o, "series",
+			    json_string(r->series ? r->series : r->range));
+	/* the points themselves: the same patches give the same ids */
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < r->nr_points; i++)
+			strbuf_addstr(&sb, r->points[i].sha);
+		util_sha256_hex(sha, sb.buf, sb.len);
+		strbuf_release(&sb);
+		json_object_set_new(o, "points", json_string(sha));
+	}
+	for (size_t i = 0; i < r->nr_frags; i++) {
+		char *text = NULL;
+
+		if (!util_read_file(&text, NULL, r->frags[i], 1 << 20))
+			util_sha256_hex(sha, text, strlen(text));
+		json_array_append_new(frags, json_string(text ? sha : "?"));
+		free(text);
+	}
+	json_object_set_new(o, "config_base", json_string(r->config_base));
+	json_object_set_new(o, "fragments", frags);
+	json_object_set_new(o, "level", json_integer(r->level));
+	json_object_set_new(o, "full", json_boolean(r->full));
+	json_object_set_new(o, "boot", json_boolean(r->boot));
+	json_object_set_new(o, "launcher",
+			    r->launcher ? json_string(r->launcher) : json_null());
+	json_object_set_new(o, "targets",
+			    r->targets ? json_string(r->targets) : json_null());
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return s;
+}
+
+static void run_usage(void)
+{
+	fprintf(stderr,
+		"usage: kwarn run --db FILE [--tree TARBALL|DIR | --repo PATH"
+		" --range BASE..TIP]\n"
+		"                 [--series FILE] [--config FRAG]..."
+		" [--config-base tinyconfig|defconfig]\n"
+		"                 [--level N] [-j N] [--full] [--no-boot]"
+		" [--cc-launcher L]\n"
+		"                 [--fail-on-new] [--force] [--boot-timeout S]"
+		" [--boot-silence S]\n"
+		"                 [--targets OBJ,OBJ...]\n");
+}
+
+static int finish_run(struct run *r, const char *status, const char *msg)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (db_prepare(&st, r->db,
+		       "UPDATE runs SET status = ?, message = ?,"
+		       " finished_at = unixepoch() WHERE id = ?"))
+		return -1;
+	db_bind_text(st, 1, status);
+	db_bind_text(st, 2, msg);
+	db_bind_int(st, 3, r->run_id, 0);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void run_release(struct run *r)
+{
+	for (size_t i = 0; i < r->nr_points; i++) {
+		free(r->points[i].subject);
+		free(r->points[i].author);
+		free(r->points[i].patch);
+		free(r->points[i].changed);
+	}
+	free(r->points);
+	free_list(r->objects, r->nr_objects);
+	free(r->apply_failure);
+	free(r->build_dir);
+	free(r->kdir);
+	free(r->config_name);
+	free(r->config_hash);
+	free(r->compiler);
+	free(r->flags);
+	free(r->cc_path);
+	free(r->params);
+	tree_free(r->tree);
+	db_close(r->db);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "tree", required_argument, NULL, 't' },
+		{ "repo", required_argument, NULL, 'R' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "series", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "config-base", required_argument, NULL, 'B' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "full", no_argument, NULL, 'F' },
+		{ "no-boot", no_argument, NULL, 'N' },
+		{ "cc-launcher", required_argument, NULL, 'L' },
+		{ "fail-on-new", no_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'X' },
+		{ "boot-timeout", required_argument, NULL, 'T' },
+		{ "boot-silence", required_argument, NULL, 'S' },
+		{ "targets", required_argument, NULL, 'O' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run r = { 0 };
+	struct tree_info ti = { 0 };
+	char *default_series = NULL, *default_frags[2] = { NULL }, *tspec = NULL;
+	char *maint = NULL, *maint_path = NULL, *lock = NULL;
+	char *abs_frags[ARRAY_SIZE(r.frags)] = { NULL };
+	int c, ret = 2, lockfd = -1, rc;
+	long v;
+
+	r.level = 3;
+	r.jobs = 2;
+	r.boot = 1;
+	r.config_base = "tinyconfig";
+	r.silence_s = 30;
+	r.timeout_s = 120;
+	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			r.dbpath = optarg;
+			break;
+		case 't':
+			r.tree_spec = optarg;
+			break;
+		case 'R':
+			r.repo = optarg;
+			break;
+		case 'r':
+			r.range = optarg;
+			break;
+		case 's':
+			r.series = optarg;
+			break;
+		case 'c':
+			if (r.nr_frags == ARRAY_SIZE(r.frags)) {
+				error("too many --config fragments");
+				return 2;
+			}
+			if (access(optarg, R_OK)) {
+				error("cannot read config fragment '%s': %s",
+				      optarg, strerror(errno));
+				return 2;
+			}
+			/* absolute: merge_config.sh runs in the tree */
+			abs_frags[r.nr_frags] = realpath(optarg, NULL);
+			r.frags[r.nr_frags] = abs_frags[r.nr_frags];
+			r.nr_frags++;
+			break;
+		case 'B':
+			if (strcmp(optarg, "tinyconfig") &&
+			    strcmp(optarg, "defconfig")) {
+				error("--config-base must be tinyconfig or defconfig");
+				return 2;
+			}
+			r.config_base = optarg;
+			break;
+		case 'l':
+			if (util_parse_long(&v, optarg, 1, 5)) {
+				error("--level must be 1 to 5, not '%s'", optarg);
+				return 2;
+			}
+			r.level = (int)v;
+			break;
+		case 'j':
+			if (util_parse_long(&v, optarg, 1, 256)) {
+				error("-j must be 1 to 256, not '%s'", optarg);
+				return 2;
+			}
+			r.jobs = (int)v;
+			break;
+		case 'F':
+			r.full = 1;
+			break;
+		case 'N':
+			r.boot = 0;
+			break;
+		case 'L':
+			r.launcher = optarg;
+			break;
+		case 'f':
+			r.fail_on_new = 1;
+			break;
+		case 'X':
+			r.force = 1;
+			break;
+		case 'O':
+			r.targets = optarg;
+			r.boot = 0;
+			break;
+		case 'T':
+			if (util_parse_long(&v, optarg, 1, 3600)) {
+				error("--boot-timeout must be 1 to 3600 seconds");
+				return 2;
+			}
+			r.timeout_s = (int)v;
+			break;
+		case 'S':
+			if (util_parse_long(&v, optarg, 1, 3600)) {
+				error("--boot-silence must be 1 to 3600 seconds");
+				return 2;
+			}
+			r.silence_s = (int)v;
+			break;
+		default:
+			run_usage();
+			return 2;
+		}
+	}
+	if (!r.dbpath || optind != argc || (r.repo && !r.range) ||
+	    (r.range && !r.repo) || (r.repo && r.tree_spec)) {
+		run_usage();
+		return 2;
+	}
+	if (r.launcher && launcher_check(r.launcher, r.level))
+		return 2;
+	r.tty = isatty(2);
+	r.started = util_now_ms();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!r.repo && !r.series) {
+		default_series = run_data_path("kernel/series");
+		r.series = default_series;
+		if (!r.nr_frags) {
+			default_frags[0] = run_data_path("kernel/configs/qemu.config");
+			default_frags[1] =
+				run_data_path("kernel/configs/campaign.config");
+			r.frags[r.nr_frags++] = default_frags[0];
+			r.frags[r.nr_frags++] = default_frags[1];
+		}
+	}
+	if (r.series && access(r.series, R_OK)) {
+		error("cannot read series '%s': %s", r.series, strerror(errno));
+		goto out;
+	}
+	if (!r.repo && !r.tree_spec) {
+		tspec = default_tree(r.series);
+		if (!tspec) {
+			error("no /usr/src/linux-source-*.tar.xz: install linux-source-6.1 or pass --tree");
+			goto out;
+		}
+		r.tree_spec = tspec;
+	}
+	if (db_open(&r.db, r.dbpath, DB_READ_WRITE))
+		goto out;
+	fprintf(stderr, "kwarn: importing %s\n",
+		r.repo ? r.repo : r.tree_spec);
+	if (r.repo ? tree_open_repo(&r.tree, r.repo) :
+		     tree_import(&r.tree, r.tree_spec))
+		goto out;
+	if (r.repo ? make_points_range(&r) : make_points(&r))
+		goto out;
+	if (r.nr_points == 0 || r.points[0].commit_id == -2) {
+		error("nothing to build");
+		goto out;
+	}
+	collect_objects(&r);
+
+	maint_path = xstrfmt("%s/MAINTAINERS", r.tree->src);
+	if (!access(maint_path, R_OK))
+		util_read_file(&maint, NULL, maint_path, 64 << 20);
+	ti.name = r.tree->name;
+	ti.version = r.tree->version;
+	ti.kind = r.tree->kind;
+	ti.source = r.tree->source;
+	ti.sha256 = r.tree->sha256;
+	ti.maintainers = maint;
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addstr(&sb, r.config_base);
+		for (size_t i = 0; i < r.nr_frags; i++) {
+			const char *b = strrchr(r.frags[i], '/');
+
+			strbuf_addf(&sb, "+%s", b ? b + 1 : r.frags[i]);
+		}
+		r.config_name = strbuf_detach(&sb, NULL);
+	}
+	r.params = make_params(&r);
+	if (db_begin(r.db))
+		goto out;
+	if (store_tree(&r.tree_id, r.db, &ti) || (rc = open_run(&r)) < 0) {
+		db_rollback(r.db);
+		goto out;
+	}
+	if (rc == 1) {
+		db_rollback(r.db);
+		printf("run %lld: already measured (use --force to measure again)\n",
+		       r.run_id);
+		ret = 0;
+		goto report;
+	}
+	if (store_points(&r) || db_commit(r.db)) {
+		db_rollback(r.db);
+		goto out;
+	}
+	/* the build directory: one per tree and config */
+	{
+		char cfg_key[65];
+
+		/* the launcher changes every command line: its own dir */
+		char *key = r.launcher || r.targets ?
+				    xstrfmt("%s|%s|%s", r.config_name,
+					    r.launcher ? r.launcher : "",
+					    r.targets ? "targets" : "") :
+				    xstrdup(r.config_name);
+
+		util_sha256_hex(cfg_key, key, strlen(key));
+		free(key);
+		r.build_dir = xstrfmt("%s/builds/%s-%.12s", util_cache_dir(),
+				      strrchr(r.tree->dir, '/') + 1, cfg_key);
+	}
+	r.kdir = xstrfmt("%s/.kwarn", r.build_dir);
+	{
+		char *cap = xstrfmt("%s/capture", r.kdir);
+		char *last = xstrfmt("%s/last", r.kdir);
+		int bad = util_mkdir_p(cap) || util_mkdir_p(last);
+
+		free(cap);
+		free(last);
+		if (bad)
+			goto out;
+	}
+	lock = xstrfmt("%s/lock", r.kdir);
+	lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
+		error("build directory '%s' is in use by another kwarn",
+		      r.build_dir);
+		goto out;
+	}
+	{
+		char *self = self_dir();
+
+		r.cc_path = xstrfmt("%s/kwarn-cc", self);
+		free(self);
+	}
+	r.compiler = compiler_version(r.kdir);
+	r.flags = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d%s%s", r.level,
+			  r.launcher ? " launcher=" : "",
+			  r.launcher ? r.launcher : "");
+	progress(&r, 0, "configuring");
+	if (tree_checkout(r.tree, &r.points[0].oid) || configure(&r))
+		goto fail;
+	for (size_t k = 0; k < r.nr_points; k++) {
+		if (r.points[k].commit_id == -2)
+			break;
+		if (point_done(&r, r.points[k].commit_id))
+			continue;
+		if (build_point(&r, k)) {
+			if (interrupted)
+				error("interrupted at point %zu: run again to resume",
+				      k);
+			goto fail;
+		}
+	}
+	if (r.tty)
+		fputc('\n', stderr);
+	if (r.apply_failure) {
+		error("series stopped: %s", r.apply_failure);
+		finish_run(&r, "failed", r.apply_failure);
+		ret = 1;
+	} else {
+		finish_run(&r, "done", NULL);
+		ret = 0;
+	}
+report:
+	{
+		int rep = report_print_run(stdout, r.db, r.run_id, "summary");
+
+		if (r.fail_on_new && report_tip_has_new(r.db, r.run_id) > 0)
+			ret = 1;
+		if (rep)
+			ret = ret ? ret : 2;
+	}
+	goto out;
+fail:
+	if (r.tty)
+		fputc('\n', stderr);
+	finish_run(&r, "stopped", interrupted ? "interrupted" : "error");
+	ret = interrupted ? 130 : 2;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	free(lock);
+	free(default_series);
+	free(default_frags[0]);
+	free(default_frags[1]);
+	for (size_t i = 0; i < ARRAY_SIZE(abs_frags); i++)
+		free(abs_frags[i]);
+	free(tspec);
+	free(maint);
+	free(maint_path);
+	run_release(&r);
+	return ret;
+}
