@@ -305,7 +305,8 @@ static int parse_warning(struct diag *d, const struct line *v, size_t at)
 	plus = memchr(tok, '+', (size_t)(p - tok));
 	if (plus)
 		p = plus;
-	if (p > tok)
+	/* without CONFIG_KALLSYMS %pS is a bare address: no function */
+	if (p > tok && !(p - tok > 2 && tok[0] == '0' && tok[1] == 'x'))
 		d->function = xstrndup(tok, (size_t)(p - tok));
 
 	/* WARN(cond, fmt, ...) prints its text between "cut here" and us */

@@ -250,6 +250,10 @@ static void test_inline(void)
 		"KWARN-DMESG [    2.5] WARNING: CPU: 0 PID: 1 at fs/x.c:12 "
 		"f_x+0x1/0x2 [mod_x]\n"
 		"reboot: Restarting system\n";
+	static const char nosyms[] =
+		"Linux version 6.1.192 (x) #1\n"
+		"WARNING: CPU: 0 PID: 1 at mm/y.c:91 0xffffffff81144fc9\n"
+		"KWARN-BOOT-OK nonce=abc version=6.1.192\r\n";
 	static const char clean[] =
 		"Linux version 6.1.192 (x) #1\n"
 		"KWARN-BOOT-OK nonce=abc version=6.1.192\r\n"
@@ -266,6 +270,12 @@ static void test_inline(void)
 		   r.warnings[0].line == 12 &&
 		   !strcmp(str_or(r.warnings[0].function), "f_x"),
 	   "and its file, line and function are read");
+	boot_verdict(&r, nosyms, strlen(nosyms), "abc", 0, 0, 0);
+	ok(!strcmp(r.verdict, "crash") && r.nr_warnings == 1 &&
+		   !r.warnings[0].function && r.warnings[0].line == 91 &&
+		   !strcmp(str_or(r.warnings[0].file), "mm/y.c") &&
+		   !strstr(r.warnings[0].message, "ffff"),
+	   "without kallsyms a warning has file and line, no address");
 	boot_verdict(&r, clean, strlen(clean), "abc", 0, 0, 0);
 	ok(!strcmp(r.verdict, "pass") && r.nr_warnings == 0 && !r.reason,
 	   "judging again resets the result (%s)", r.verdict);
