@@ -1425,15 +1425,17 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		if (point_resolve(&p, reply, r, api_arg(r, "commit")))
 			return -1;
 	}
-	if (db_prepare(&st, r->db,
-		       "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
-		       " d.source, d.message, o.path, i.fingerprint"
-		       " FROM identities i JOIN states s ON s.identity_id = i.id"
-		       " JOIN diagnostics d ON d.id = s.diag_id"
-		       " LEFT JOIN objects o ON o.id = d.object_id"
-		       " WHERE (i.fingerprint = ?1 OR (?2 AND i.id = ?3))"
-		       " AND (?4 IS NULL OR s.commit_id = ?4)"
-		       " ORDER BY s.commit_id DESC LIMIT 1") ||
+	if (db_prepare(
+		    &st, r->db,
+		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
+		    " d.source, d.message, o.path, i.fingerprint, d.function,"
+		    " d.option"
+		    " FROM identities i JOIN states s ON s.identity_id = i.id"
+		    " JOIN diagnostics d ON d.id = s.diag_id"
+		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " WHERE (i.fingerprint = ?1 OR (?2 AND i.id = ?3))"
+		    " AND (?4 IS NULL OR s.commit_id = ?4)"
+		    " ORDER BY s.commit_id DESC LIMIT 1") ||
 	    db_prepare(&nt, r->db,
 		       "SELECT file, line, col, message, source FROM notes"
 		       " WHERE diag_id = ? ORDER BY seq")) {
@@ -1472,6 +1474,8 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	set(reply->json, "column", col_int(st, 4));
 	set(reply->json, "message", col_str(st, 6));
 	set(reply->json, "object", col_str(st, 7));
+	set(reply->json, "function", col_str(st, 9));
+	set(reply->json, "option", col_str(st, 10));
 	set(reply->json, "notes", notes_json(nt, sqlite3_column_int64(st, 1)));
 	lines = json_array();
 	if (!source_text(&text, &from, r->db, p.tree_id, p.sha, file)) {

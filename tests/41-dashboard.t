@@ -78,7 +78,8 @@ ok $? "table's new column adds up to the API's ($c = $api_new)"
 ident=$(curl -s "$BASE/api/commits/$C2/warnings?state=new" |
 	jq -r '.warnings[0].identity')
 dom "#/warning/$ident/$C2"
-grep -q 'class="row hit"' "$tmp/dom" && grep -qF 'x *= 2;' "$tmp/dom"
+grep -q 'class="row hit"' "$tmp/dom" && grep -qF 'x *= 2;' "$tmp/dom" &&
+	grep -qF 'in afs_c()' "$tmp/dom"
 ok $? "warning page: the source line, highlighted"
 grep -qF 'make O=&lt;build&gt; fs/afs/fsclient.o' "$tmp/dom" &&
 	grep -qF 'note: here' "$tmp/dom"

@@ -323,7 +323,9 @@ async function viewWarning(identity, commit) {
 	const repro = s.object ? 'make O=<build> ' + s.object : '(no object known)';
 	show(card(null,
 		el('h2', {}, s.message),
-		el('p', { class: 'mono' }, s.file + ':' + s.line + ':' + s.column),
+		el('p', { class: 'mono' }, s.file + ':' + s.line + ':' + s.column +
+			(s.function ? ' in ' + s.function + '()' : '') +
+			(s.option ? ' [' + s.option + ']' : '')),
 		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
 			s.commit.position + '), source from ' +
 			(s.from === 'db' ? 'the stored diagnostic' : 'the tree (' + s.from + ')')),
