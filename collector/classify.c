@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "census.h"
 #include "classify.h"
@@ -109,7 +110,7 @@ static int assign_at(const struct cls *c, long i, long first, int *compound)
 			/* <<= and >>= are compound; <= and >= compare */
 			if (i - 1 > first && punct(c, i - 2, p) &&
 			    T(c, i - 2)->end == T(c, i - 1)->start)
-				*compound = 1;
+				*compound = 2;
 			else
 				return 0;
 		} else if (strchr("+-*/%&|^", p)) {
@@ -120,7 +121,8 @@ static int assign_at(const struct cls *c, long i, long first, int *compound)
 }
 
 /* Cut code tokens [from, to) into top-level statements. */
-static void cut_body(struct body *b, const struct cls *c, long from, long to)
+static void cut_body(struct body *b, const struct cls *c, long from, long to,
+		     int drop_before_exit)
 {
 	long i, start = from;
 	int paren = 0, brace = 0;
@@ -154,6 +156,15 @@ static void cut_body(struct body *b, const struct cls *c, long from, long to)
 		s->op = -1;
 		s->control = is_control_word(c, start) || punct(c, start, '{');
 		s->is_exit = is_exit_word(c, start);
+		/*
+		 * What stands before an unconditional break or return
+		 * cannot fall through (the other branch of an #ifdef).
+		 */
+		if (s->is_exit && drop_before_exit && i + 1 < to) {
+			b->n = 0;
+			start = i + 1;
+			continue;
+		}
 		for (long k = start; k <= i; k++) {
 			int comp = 0;
 
@@ -175,10 +186,16 @@ static void cut_body(struct body *b, const struct cls *c, long from, long to)
 	}
 }
 
+/* Index just past the left side of S's assignment (before "+=" etc). */
+static long lhs_end(const struct stmt *s)
+{
+	return s->op - s->compound;
+}
+
 /* The first identifier of the left side of S (its base variable). */
 static long lhs_base(const struct cls *c, const struct stmt *s)
 {
-	for (long k = s->first; k < s->op; k++)
+	for (long k = s->first; k < lhs_end(s); k++)
 		if (T(c, k)->kind == CTOK_IDENT)
 			return k;
 	return -1;
@@ -187,9 +204,9 @@ static long lhs_base(const struct cls *c, const struct stmt *s)
 /* A left side that moves or calls: *p++ = x, f(a)->b = x. */
 static int lhs_has_effects(const struct cls *c, const struct stmt *s)
 {
-	for (long k = s->first; k < s->op; k++)
+	for (long k = s->first; k < lhs_end(s); k++)
 		if (punct(c, k, '(') ||
-		    (k + 1 < s->op && (punct(c, k, '+') || punct(c, k, '-')) &&
+		    (k + 1 < lhs_end(s) && (punct(c, k, '+') || punct(c, k, '-')) &&
 		     punct(c, k + 1, c->lx.buf[T(c, k)->start])))
 			return 1;
 	return 0;
@@ -208,9 +225,9 @@ static int mentions(const struct cls *c, long from, long to, long base)
 static int same_lhs(const struct cls *c, const struct stmt *a,
 		    const struct stmt *b)
 {
-	long n = a->op - a->first;
+	long n = lhs_end(a) - a->first;
 
-	if (n != b->op - b->first || n <= 0)
+	if (n != lhs_end(b) - b->first || n <= 0)
 		return 0;
 	for (long k = 0; k < n; k++)
 		if (!same_text(c, a->first + k, b->first + k))
@@ -218,24 +235,45 @@ static int same_lhs(const struct cls *c, const struct stmt *a,
 	return 1;
 }
 
+/* Is WORD one of the '_'-separated parts of the name P (N bytes)? */
+static int has_part(const char *p, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+
+	for (size_t i = 0; i + w <= n; i++)
+		if ((i == 0 || p[i - 1] == '_') &&
+		    (i + w == n || p[i + w] == '_') &&
+		    !strncasecmp(p + i, word, w))
+			return 1;
+	return 0;
+}
+
+/* A call that only reports: pr_err(), dev_warn(), DRM_DEBUG(), ... */
 static int is_print_call(const struct cls *c, long i)
 {
 	const struct ctok *t = T(c, i);
 	const char *p = c->lx.buf + t->start;
 	size_t n = t->end - t->start;
-	static const char *const pre[] = {
-		"pr_",	"dev_", "netdev_",   "printk", "DRM_",
-		"drm_", "WARN", "dbg",	     "DBG",    "debug",
-		"log",	"LOG",	"trace",     "BUG",    "netif_",
-		"ath",	"IWL_", "brcmf_dbg", "mlog",   "ntfs_debug",
+	static const char *const always[] = {
+		"pr_", "printk", "dprintk", "WARN", "DBG", "dbg", "debug",
+		"IWL_", "mlog", "snd_printd", "trace_", "BUG",
 	};
+	static const char *const words[] = {
+		"err", "error", "warn", "warning", "info", "dbg", "debug",
+		"notice", "crit", "alert", "emerg", "printk", "print", "log",
+	};
+	int print = 0;
 
 	if (t->kind != CTOK_IDENT)
 		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(pre); k++)
-		if (n >= strlen(pre[k]) && !memcmp(p, pre[k], strlen(pre[k])))
+	for (size_t k = 0; k < ARRAY_SIZE(always); k++)
+		if (n >= strlen(always[k]) &&
+		    !memcmp(p, always[k], strlen(always[k])))
 			return 1;
-	return 0;
+	/* dev_err(), netdev_dbg(), drm_warn(), ath10k_dbg(): by the word */
+	for (size_t k = 0; k < ARRAY_SIZE(words) && !print; k++)
+		print = has_part(p, n, words[k]);
+	return print && i + 1 < c->ncode && punct(c, i + 1, '(');
 }
 
 static int says(struct classify_result *out, enum classify_verdict v,
@@ -271,6 +309,15 @@ static void tok_str(char *dst, size_t n, const struct cls *c, long from,
 	dst[o] = '\0';
 }
 
+/* Does any statement after the I-th of A leave on a condition? */
+static int exits_after(const struct body *a, int i)
+{
+	for (int k = i + 1; k < a->n; k++)
+		if (a->s[k].exits)
+			return 1;
+	return 0;
+}
+
 /*
  * Signal 1: a plain store of the falling case that nothing reads before
  * the next case stores to the same place again.
@@ -291,6 +338,9 @@ static int dead_store(const struct cls *c, const struct body *a,
 		if (i + 1 < a->n &&
 		    mentions(c, a->s[i + 1].first, a->s[a->n - 1].last, base))
 			continue;
+		/* seen by whoever an early exit after it leads to */
+		if (exits_after(a, i))
+			continue;
 		for (int j = 0; j < b->n; j++) {
 			const struct stmt *sb = &b->s[j];
 
@@ -299,7 +349,7 @@ static int dead_store(const struct cls *c, const struct body *a,
 			if (sb->op >= 0 && !sb->compound &&
 			    same_lhs(c, sa, sb) &&
 			    !mentions(c, sb->op + 1, sb->last, base)) {
-				tok_str(what, n, c, sa->first, sa->op - 1);
+				tok_str(what, n, c, sa->first, lhs_end(sa) - 1);
 				return 1;
 			}
 			if (mentions(c, sb->first, sb->last, base))
@@ -309,75 +359,136 @@ static int dead_store(const struct cls *c, const struct body *a,
 	return 0;
 }
 
-/* Same shape, different constants: the number of differences, or -1. */
+/*
+ * Same shape, different values: the number of literal values that differ,
+ * or -1.  A value counts only as an argument of the statement's own call
+ * (or of its right side's), not inside an index or a nested call, where
+ * it picks another object (vol_op[2], MC_REG(6)) rather than another
+ * value for the same one.
+ */
 static int const_diff(const struct cls *c, const struct stmt *x,
 		      const struct stmt *y)
 {
 	long n = x->last - x->first;
-	int diff = 0;
+	int diff = 0, paren = 0, bracket = 0;
 
 	if (n != y->last - y->first || n < 3)
 		return -1;
 	for (long k = 0; k <= n; k++) {
 		long i = x->first + k, j = y->first + k;
 
+		if (punct(c, i, '('))
+			paren++;
+		else if (punct(c, i, ')'))
+			paren--;
+		else if (punct(c, i, '['))
+			bracket++;
+		else if (punct(c, i, ']'))
+			bracket--;
 		if (same_text(c, i, j))
 			continue;
-		/* a value changed, not which field or flag is meant */
-		if (!is_value(c, i) || !is_value(c, j))
-			return -1;
-		/* a different callee is a different call */
-		if (k < n && punct(c, i + 1, '('))
+		if (!is_value(c, i) || !is_value(c, j) || bracket || paren > 1)
 			return -1;
 		diff++;
 	}
 	return diff;
 }
 
-/* Signal 2: the next case repeats a statement with another constant. */
+/*
+ * Signal 2: the next case redoes the falling case's steps, one of them
+ * with another value (seed 009: read, set the field to 0, write; then
+ * read, set it to 1, write).  At least two of the next case's statements
+ * must match the falling case's, one of them exactly, so that a shared
+ * tail (skb_pull(skb, 1) then skb_pull(skb, 3)) or the next step of an
+ * init sequence (write 1 to 0xc4, then 0 to 0xbf) is not a repeat.
+ */
 static int repeats(const struct cls *c, const struct body *a,
 		   const struct body *b, char *what, size_t n)
 {
-	for (int i = a->n - 1; i >= 0 && i >= a->n - 3; i--) {
-		const struct stmt *sa = &a->s[i];
+	int matched = 0, same = 0, changed = -1;
 
-		if (sa->control || sa->exits || is_print_call(c, sa->first))
-			continue;
-		for (int j = 0; j < b->n; j++) {
-			const struct stmt *sb = &b->s[j];
+	for (int j = 0; j < b->n; j++) {
+		const struct stmt *sb = &b->s[j];
 
-			if (sb->control || sb->exits)
-				break;
-			if (const_diff(c, sa, sb) >= 1) {
-				tok_str(what, n, c, sa->first, sa->last);
-				return 1;
-			}
+		if (sb->control || sb->exits)
+			break;
+		for (int i = 0; i < a->n; i++) {
+			const struct stmt *sa = &a->s[i];
+			int d;
+
+			if (sa->control || sa->exits ||
+			    is_print_call(c, sa->first))
+				continue;
+			d = const_diff(c, sa, sb);
+			if (d < 0)
+				continue;
+			matched++;
+			same += d == 0;
+			if (d > 0 && changed < 0)
+				changed = i;
+			break;
 		}
 	}
-	return 0;
+	if (matched < 2 || !same || changed < 0)
+		return 0;
+	tok_str(what, n, c, a->s[changed].first, a->s[changed].last);
+	return 1;
 }
 
-/* Signal 3: the next case fails at once: return -E..., goto err, BUG(). */
+/*
+ * Signal 2b: the next case starts over with the falling case's first step
+ * (val = readl(r); val |= BIT; writel(val, r); then val = readl(r);
+ * val &= ~BIT; ...), matching at least two of its statements but not
+ * all: an unrolled loop repeats every statement, a restart does not.
+ */
+static int restarts(const struct cls *c, const struct body *a,
+		    const struct body *b, char *what, size_t n)
+{
+	int matched = 0, differs = 0;
+
+	if (a->n < 2 || b->n < 2 || a->s[0].control ||
+	    const_diff(c, &a->s[0], &b->s[0]) != 0)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (a->s[i].exits)
+			return 0;
+	for (int j = 0; j < b->n; j++) {
+		const struct stmt *sb = &b->s[j];
+		int found = 0;
+
+		if (sb->control || sb->exits)
+			break;
+		for (int i = 0; i < a->n && !found; i++)
+			found = const_diff(c, &a->s[i], sb) == 0;
+		matched += found;
+		differs |= !found;
+	}
+	if (matched < 2 || !differs)
+		return 0;
+	tok_str(what, n, c, a->s[0].first, a->s[0].last);
+	return 1;
+}
+
+/*
+ * Signal 3: the next case fails at once: return -E...  Not BUG(): count
+ * then crash is a common intended path.
+ */
 static int fails_at_once(const struct cls *c, const struct body *b)
 {
 	for (int j = 0; j < b->n; j++) {
 		const struct stmt *s = &b->s[j];
 		long f = s->first;
 
-		if (is_print_call(c, f) && !is(c, f, "BUG"))
+		if (is_print_call(c, f))
 			continue;
 		if (is(c, f, "return") && f + 2 <= s->last &&
 		    punct(c, f + 1, '-') && T(c, f + 2)->kind == CTOK_IDENT &&
 		    c->lx.buf[T(c, f + 2)->start] == 'E')
 			return 1;
-		if (is(c, f, "BUG") || is(c, f, "unreachable"))
-			return 1;
-		if (s->op >= 0 && s->op + 2 <= s->last &&
-		    punct(c, s->op + 1, '-') &&
-		    T(c, s->op + 2)->kind == CTOK_IDENT &&
-		    c->lx.buf[T(c, s->op + 2)->start] == 'E' && j + 1 < b->n &&
-		    b->s[j + 1].is_exit)
-			return 1;
+		/*
+		 * Not "err = -EIO; break;": an error path that several
+		 * cases share after some bookkeeping of their own.
+		 */
 		return 0;
 	}
 	return 0;
@@ -393,7 +504,9 @@ static int did_work(const struct cls *c, const struct body *a)
 
 		if (s->exits)
 			return 0; /* it leaves on a condition */
-		if (!s->control && !is_print_call(c, s->first))
+		if (is_print_call(c, s->first))
+			return 0; /* it reports, then fails with the next */
+		if (!s->control)
 			work = 1;
 	}
 	return work;
@@ -532,8 +645,8 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	}
 	a = xmalloc(sizeof(*a));
 	b = xmalloc(sizeof(*b));
-	cut_body(a, &c, from, k);
-	cut_body(b, &c, to, i);
+	cut_body(a, &c, from, k, 1);
+	cut_body(b, &c, to, i, 0);
 	b->falls_on = b->falls_on && i < c.ncode && !punct(&c, i, '}');
 	(void)warn_line;
 
@@ -558,6 +671,10 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	} else if (repeats(&c, a, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case repeats '%s' with another constant", what);
+	} else if (restarts(&c, a, b, what, sizeof(what))) {
+		says(out, CLASSIFY_MISSING_BREAK,
+		     "the next case starts over with '%s' and redoes this "
+		     "case's work differently", what);
 	} else if (did_work(&c, a) && fails_at_once(&c, b)) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the falling case did its work and the next case fails "

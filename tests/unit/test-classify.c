@@ -136,6 +136,57 @@ static const struct ccase cases[] = {
 	  "\t\tv = v + read_b();\n"
 	  "\t\tbreak;\n\t}\n\treturn v;\n}\n",
 	  CLASSIFY_INTENDED },
+	{ "the next case starts over: read, modify, write again",
+	  "static void f(int on)\n{\n"
+	  "\tswitch (on) {\n"
+	  "\tcase 1:\n"
+	  "\t\tval = readl(base + CTRL);\n"
+	  "\t\tval |= CTRL_EN;\n"
+	  "\t\twritel(val, base + CTRL); /*W*/\n"
+	  "\tcase 0: /*H*/\n"
+	  "\t\tval = readl(base + CTRL);\n"
+	  "\t\tval &= ~CTRL_EN;\n"
+	  "\t\twritel(val, base + CTRL);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "an unrolled loop repeats every statement: intended",
+	  "static unsigned f(const unsigned char *p, int n, unsigned crc)\n"
+	  "{\n"
+	  "\tswitch (n & 3) {\n"
+	  "\tcase 2:\n"
+	  "\t\tcrc = tab[(crc ^ *p++) & 0xff] ^ (crc >> 8);\n"
+	  "\t\tlen--; /*W*/\n"
+	  "\tcase 1: /*H*/\n"
+	  "\t\tcrc = tab[(crc ^ *p++) & 0xff] ^ (crc >> 8);\n"
+	  "\t\tlen--;\n"
+	  "\t}\n\treturn crc;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "an #ifdef branch that breaks stands before the fall: intended",
+	  "static int f(int type)\n{\n"
+	  "\tswitch (type) {\n"
+	  "\tcase SATA:\n"
+	  "#ifdef CONFIG_ATA\n"
+	  "\t\terror = discover_sata(dev);\n"
+	  "\t\tbreak;\n"
+	  "#else\n"
+	  "\t\tpr_notice(\"no ATA\\n\"); /*W*/\n"
+	  "#endif\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\terror = -ENXIO;\n"
+	  "\t\tbreak;\n\t}\n\treturn error;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "a store seen by an early exit is not dead: intended",
+	  "static int f(struct cap *cap)\n{\n"
+	  "\tswitch (cap->cap) {\n"
+	  "\tcase CAP_2:\n"
+	  "\t\tr = -EINVAL;\n"
+	  "\t\tif (cap->args[0] & ~VALID)\n"
+	  "\t\t\tbreak; /*W*/\n"
+	  "\tcase CAP_1: /*H*/\n"
+	  "\t\tquirks = cap->args[0];\n"
+	  "\t\tr = 0;\n"
+	  "\t\tbreak;\n\t}\n\treturn r;\n}\n",
+	  CLASSIFY_INTENDED },
 	{ "CRLF line ends and comments change nothing (seed 010)",
 	  "static int f(int chip)\r\n{\r\n"
 	  "\tswitch (chip) {\r\n"
