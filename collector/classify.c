@@ -23,7 +23,7 @@
 struct stmt {
 	long first, last;
 	long op; /* index of the assignment '=', or -1 */
-	int compound; /* +=, |=, ... (reads its left side) */
+	int compound; /* length of the +, <<, ... before '=' */
 	int control; /* if, for, while, switch, do, else, a block */
 	int exits; /* break, return, goto or continue inside */
 	int is_exit; /* the statement itself is one of those */
