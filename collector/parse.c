@@ -60,7 +60,7 @@ struct parser {
 	struct diag pending[PENDING_MAX];
 	char *pending_fnfile[PENDING_MAX]; /* file of its function header */
 	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
-	size_t nr_pending;
+	size_t first, nr_pending; /* a ring: the oldest, and how many */
 	struct strbuf scratch, scratch2;
 
 	struct ctx_map funcs; /* file -> function of its last header */
@@ -138,7 +138,18 @@ static char *clean_into(char *out, const char *s, size_t n)
 	while (i < n) {
 		size_t l, run = i;
 
-		/* the common case: a run of printable ASCII */
+		/* the common case: a run of printable ASCII, 8 bytes at once */
+		while (run + 8 <= n) {
+			uint64_t w;
+
+			memcpy(&w, p + run, 8);
+			/* any byte < 0x20, or >= 0x7f (a carry only from 0xff) */
+			if (((w - 0x2020202020202020ull) | w |
+			     (w + 0x0101010101010101ull)) &
+			    0x8080808080808080ull)
+				break;
+			run += 8;
+		}
 		while (run < n && p[run] >= 0x20 && p[run] < 0x7f)
 			run++;
 		if (run > i) {
@@ -319,20 +330,25 @@ static unsigned long str_hash(const char *s)
 }
 
 /* ctx_map: a tiny map with the oldest entry evicted when full. */
-static struct ctx_entry *ctx_find(struct ctx_map *m, const char *file)
+static struct ctx_entry *ctx_find_h(struct ctx_map *m, const char *file,
+				    unsigned long h)
 {
-	unsigned long h = str_hash(file);
-
 	for (size_t i = 0; i < m->n; i++)
 		if (m->e[i].hash == h && !strcmp(m->e[i].file, file))
 			return &m->e[i];
 	return NULL;
 }
 
-static void ctx_set(struct ctx_map *m, const char *file, const char *value,
-		    unsigned long seq)
+static struct ctx_entry *ctx_find(struct ctx_map *m, const char *file)
 {
-	struct ctx_entry *e = ctx_find(m, file);
+	return ctx_find_h(m, file, str_hash(file));
+}
+
+/* Set FILE (whose str_hash() is H) to VALUE in M. */
+static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
+		      const char *value, unsigned long seq)
+{
+	struct ctx_entry *e = ctx_find_h(m, file, h);
 
 	if (!e) {
 		if (m->n == CTX_MAX) {
@@ -348,7 +364,7 @@ static void ctx_set(struct ctx_map *m, const char *file, const char *value,
 			e = &m->e[m->n++];
 		}
 		e->file = xstrdup(file);
-		e->hash = str_hash(file);
+		e->hash = h;
 	} else if (e->value && value && !strcmp(e->value, value)) {
 		e->seq = seq;
 		return;
@@ -357,6 +373,12 @@ static void ctx_set(struct ctx_map *m, const char *file, const char *value,
 	}
 	e->value = value ? xstrdup(value) : NULL;
 	e->seq = seq;
+}
+
+static void ctx_set(struct ctx_map *m, const char *file, const char *value,
+		    unsigned long seq)
+{
+	ctx_set_h(m, file, str_hash(file), value, seq);
 }
 
 static void ctx_clear(struct ctx_map *m)
@@ -368,23 +390,23 @@ static void ctx_clear(struct ctx_map *m)
 	m->n = 0;
 }
 
+/* The ring index of the Ith pending diagnostic, oldest first. */
+static size_t pending_at(const struct parser *p, size_t i)
+{
+	return (p->first + i) % PENDING_MAX;
+}
+
 static void emit_oldest(struct parser *p)
 {
-	struct arena done = p->arenas[0];
+	size_t k = p->first;
 
-	p->emit(p->ctx, &p->pending[0]);
+	p->emit(p->ctx, &p->pending[k]);
 	p->stats.diags++;
-	arena_reset(&done);
-	memmove(&p->pending[0], &p->pending[1],
-		(p->nr_pending - 1) * sizeof(p->pending[0]));
-	memmove(&p->pending_fnfile[0], &p->pending_fnfile[1],
-		(p->nr_pending - 1) * sizeof(p->pending_fnfile[0]));
-	memmove(&p->arenas[0], &p->arenas[1],
-		(p->nr_pending - 1) * sizeof(p->arenas[0]));
+	arena_reset(&p->arenas[k]);
+	memset(&p->pending[k], 0, sizeof(p->pending[k]));
+	p->pending_fnfile[k] = NULL;
+	p->first = (k + 1) % PENDING_MAX;
 	p->nr_pending--;
-	memset(&p->pending[p->nr_pending], 0, sizeof(p->pending[0]));
-	p->pending_fnfile[p->nr_pending] = NULL;
-	p->arenas[p->nr_pending] = done;
 	p->source_slot = NULL;
 	p->slot_arena = NULL;
 }
@@ -499,7 +521,8 @@ static int chain_fits(const char *chain, const char *file)
 }
 
 /* Take the fresh chain for a diagnostic in FILE, or the one it had. */
-static char *chain_for(struct parser *p, struct arena *a, const char *file)
+static char *chain_for(struct parser *p, struct arena *a, const char *file,
+		       unsigned long fh)
 {
 	char *chain = NULL;
 
@@ -508,9 +531,9 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file)
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 		if (file)
-			ctx_set(&p->chains, file, chain, ++p->seq);
+			ctx_set_h(&p->chains, file, fh, chain, ++p->seq);
 	} else if (file) {
-		struct ctx_entry *e = ctx_find(&p->chains, file);
+		struct ctx_entry *e = ctx_find_h(&p->chains, file, fh);
 
 		if (e && e->value)
 			chain = arena_strdup(a, e->value);
@@ -523,13 +546,13 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file)
  * printed for FILE or for any file of its include chain.
  */
 static void function_for(struct parser *p, struct arena *a, struct diag *d,
-			 char **fnfile)
+			 unsigned long fh, char **fnfile)
 {
 	struct ctx_entry *best = NULL, *e;
 
 	if (!d->file)
 		return;
-	e = ctx_find(&p->funcs, d->file);
+	e = ctx_find_h(&p->funcs, d->file, fh);
 	if (e)
 		best = e;
 	for (size_t i = 0; d->include_chain && i < p->funcs.n; i++) {
@@ -545,7 +568,8 @@ static void function_for(struct parser *p, struct arena *a, struct diag *d,
 	}
 }
 
-static void object_for(struct parser *p, struct arena *a, struct diag *d)
+static void object_for(struct parser *p, struct arena *a, struct diag *d,
+		       unsigned long fh)
 {
 	struct ctx_entry *e = NULL;
 	const char *tu = NULL;
@@ -557,7 +581,7 @@ static void object_for(struct parser *p, struct arena *a, struct diag *d)
 		strbuf_add(&p->scratch, tu, len);
 		tu = p->scratch.buf;
 	} else if (d->file) {
-		tu = d->file;
+		e = ctx_find_h(&p->objects, d->file, fh);
 	}
 	if (tu)
 		e = ctx_find(&p->objects, tu);
@@ -604,7 +628,7 @@ static struct diag *new_pending(struct parser *p)
 {
 	if (p->nr_pending == PENDING_MAX)
 		emit_oldest(p);
-	return &p->pending[p->nr_pending++];
+	return &p->pending[pending_at(p, p->nr_pending++)];
 }
 
 static void add_note(struct parser *p, const char *file, size_t flen, long line,
@@ -622,13 +646,15 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 		p->fresh_chain = NULL;
 	}
 	for (i = p->nr_pending; f && i-- > 0;) {
-		if (diag_mentions(&p->pending[i], p->pending_fnfile[i], f)) {
-			d = &p->pending[i];
+		size_t k = pending_at(p, i);
+
+		if (diag_mentions(&p->pending[k], p->pending_fnfile[k], f)) {
+			d = &p->pending[k];
 			break;
 		}
 	}
 	if (!d && p->nr_pending)
-		d = &p->pending[p->nr_pending - 1];
+		d = &p->pending[pending_at(p, p->nr_pending - 1)];
 	if (!d) {
 		p->stats.orphan_notes++;
 		p->source_slot = NULL;
@@ -660,8 +686,9 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		     size_t mlen)
 {
 	struct diag *d = new_pending(p);
-	char **fnfile = &p->pending_fnfile[p->nr_pending - 1];
-	struct arena *a = &p->arenas[p->nr_pending - 1];
+	char **fnfile = &p->pending_fnfile[d - p->pending];
+	struct arena *a = &p->arenas[d - p->pending];
+	unsigned long fh;
 
 	d->kind = kind;
 	d->file = file ? arena_file(p, a, file, flen) : NULL;
@@ -670,10 +697,11 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	split_option(a, d, msg, mlen);
 	if (kind == DIAG_ERROR && d->werror)
 		d->kind = DIAG_WARNING;
-	d->include_chain = chain_for(p, a, d->file);
-	function_for(p, a, d, fnfile);
+	fh = d->file ? str_hash(d->file) : 0;
+	d->include_chain = chain_for(p, a, d->file, fh);
+	function_for(p, a, d, fh, fnfile);
 	if (kind == DIAG_WARNING || kind == DIAG_ERROR || kind == DIAG_FATAL)
-		object_for(p, a, d);
+		object_for(p, a, d, fh);
 	p->source_slot = &d->source;
 	p->slot_arena = a;
 	p->slot_line = line;
@@ -788,17 +816,12 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 	long line = 0, col = 0;
 	int tool = 0;
 
-	/* find ": " that ends the location; locations have no spaces */
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (s[i] == ':' && s[i + 1] == ' ') {
-			sep = s + i;
-			break;
-		}
-		if (s[i] == ' ' || s[i] == '\t')
-			return 0;
-	}
-	if (!sep || sep == s)
+	/* the ": " that ends the location: locations have no blanks */
+	sep = memchr(s, ' ', n);
+	if (!sep || sep < s + 2 || sep[-1] != ':' ||
+	    memchr(s, '\t', (size_t)(sep - s)))
 		return 0;
+	sep--;
 	flen = (size_t)(sep - s);
 	rest = sep + 2;
 	rlen = n - flen - 2;
@@ -930,9 +953,9 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 static char **source_slot_for(struct parser *p, long line, struct arena **a)
 {
 	for (size_t i = p->nr_pending; i-- > 0;) {
-		struct diag *d = &p->pending[i];
+		struct diag *d = &p->pending[pending_at(p, i)];
 
-		*a = &p->arenas[i];
+		*a = &p->arenas[pending_at(p, i)];
 		for (size_t j = d->nr_notes; j-- > 0;)
 			if (d->notes[j].line == line && !d->notes[j].source)
 				return &d->notes[j].source;
@@ -978,12 +1001,13 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	return 1;
 }
 
-static void parse_line(struct parser *p, const char *s, size_t n)
+/* One line; MAYBE_ESC is 0 when it is known to hold no ESC byte. */
+static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 {
 	p->stats.lines++;
 	if (n && s[n - 1] == '\r')
 		n--;
-	if (memchr(s, '\x1b', n)) {
+	if (maybe_esc && memchr(s, '\x1b', n)) {
 		/* drop ANSI colour sequences: ESC [ params letter */
 		strbuf_reset(&p->clean);
 		for (size_t i = 0; i < n; i++) {
@@ -1059,6 +1083,9 @@ static void parse_line(struct parser *p, const char *s, size_t n)
 
 void parse_feed(struct parser *p, const char *buf, size_t len)
 {
+	/* colours are rare: look for ESC once per buffer, not per line */
+	int esc = memchr(buf, '\x1b', len) != NULL;
+
 	while (len) {
 		const char *nl = memchr(buf, '\n', len);
 		size_t chunk = nl ? (size_t)(nl - buf) : len;
@@ -1074,10 +1101,10 @@ void parse_feed(struct parser *p, const char *buf, size_t len)
 			strbuf_add(&p->line, buf, chunk);
 		} else if (p->line.len) {
 			strbuf_add(&p->line, buf, chunk);
-			parse_line(p, p->line.buf, p->line.len);
+			parse_line(p, p->line.buf, p->line.len, 1);
 			strbuf_reset(&p->line);
 		} else {
-			parse_line(p, buf, chunk);
+			parse_line(p, buf, chunk, esc);
 		}
 		if (!nl)
 			return;
@@ -1090,7 +1117,7 @@ void parse_feed(struct parser *p, const char *buf, size_t len)
 void parse_finish(struct parser *p)
 {
 	if (p->line.len && !p->overlong)
-		parse_line(p, p->line.buf, p->line.len);
+		parse_line(p, p->line.buf, p->line.len, 1);
 	strbuf_reset(&p->line);
 	p->overlong = 0;
 	while (p->nr_pending)
