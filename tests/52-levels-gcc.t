@@ -110,7 +110,7 @@ for my $t (@texts) {
 			# sample of the other placements
 			next unless $full || $p->[0] eq 'direct' ||
 				$k % 7 == 0;
-			for my $crlf ($full ? (0, 1) : (0)) {
+			for my $crlf ($full || $k % 5 == 0 ? (0, 1) : (0)) {
 				my $what = sprintf("%s %s %s%s", $style,
 					encode_json([$t]), $p->[0],
 					$crlf ? ' crlf' : '');
