@@ -81,6 +81,32 @@ int cmd_warnings(int argc, char **argv);
 /* kwarn run: build every point of a series (see run.c). */
 int cmd_run(int argc, char **argv);
 
+/* What kwarn nightly asks of the run machinery. */
+struct run_request {
+	const char *dbpath;
+	const char *tree_spec;		/* tarball or directory, or NULL */
+	const char *repo, *range;	/* or a git range */
+	const char *series;		/* NULL: the plain tree, one point */
+	const char *kind;		/* "series" or "nightly" */
+	const char *pkg_version;
+	const char *const *frags;
+	size_t nr_frags;
+	int level, jobs, boot;
+	const char *launcher;
+};
+
+/*
+ * Measure what Q describes, storing it as a run; its id goes to *run_id_out
+ * (also when it was measured before).  Returns 0, 1 (series stopped at a
+ * patch that does not apply), 2 (error, reported) or 130 (interrupted).
+ */
+int run_request(long long *run_id_out, const struct run_request *q);
+
+/* nightly.c */
+
+/* kwarn nightly: measure every installed tree not measured yet. */
+int cmd_nightly(int argc, char **argv);
+
 /* A data file of ours ("kernel/series"): $KWARN_DATA, or beside bin/. */
 char *run_data_path(const char *rel);
 

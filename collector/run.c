@@ -51,6 +51,10 @@ struct run {
 	const char *frags[16];
 	size_t nr_frags;
 	int level, jobs, full, boot, fail_on_new, force;
+	int no_series;		/* measure the plain tree: one point */
+	const char *kind;	/* "series" or "nightly" */
+	const char *pkg_version;
+	FILE *out;		/* where the summary goes */
 	int silence_s, timeout_s;
 	/* state */
 	sqlite3 *db;
@@ -644,6 +648,17 @@ static int make_points_range(struct run *r)
 	return 0;
 }
 
+/* The plain tree: one point, the import itself. */
+static int make_points_plain(struct run *r)
+{
+	char *subject = xstrfmt("%s %s", r->tree->name,
+				r->tree->version ? r->tree->version : "");
+
+	point_add(r, &r->tree->base, subject, "kwarn", 0, NULL, NULL);
+	free(subject);
+	return 0;
+}
+
 /* Find a run with the same parameters to resume, or start one. */
 static int open_run(struct run *r)
 {
@@ -652,11 +667,11 @@ static int open_run(struct run *r)
 
 	if (db_prepare(&st, r->db,
 		       "SELECT id, status FROM runs WHERE tree_id = ? AND"
-		       " kind = 'series' AND params = ? ORDER BY id DESC"
-		       " LIMIT 1"))
+		       " kind = ? AND params = ? ORDER BY id DESC LIMIT 1"))
 		return -1;
 	db_bind_int(st, 1, r->tree_id, 0);
-	db_bind_text(st, 2, r->params);
+	db_bind_text(st, 2, r->kind);
+	db_bind_text(st, 3, r->params);
 	if (sqlite3_step(st) == SQLITE_ROW && !r->force) {
 		r->run_id = sqlite3_column_int64(st, 0);
 		if (!strcmp(db_col_text(st, 1), "done")) {
@@ -665,23 +680,25 @@ static int open_run(struct run *r)
 		}
 		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
 		sqlite3_finalize(st);
-		return db_exec(r->db,
-			       "UPDATE runs SET status = 'running' WHERE id ="
-			       " (SELECT MAX(id) FROM runs)",
-			       "cannot resume run") ?
-			       -1 :
-			       0;
+		if (db_prepare(&st, r->db,
+			       "UPDATE runs SET status = 'running' WHERE id = ?"))
+			return -1;
+		db_bind_int(st, 1, r->run_id, 0);
+		ret = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+		return ret;
 	}
 	sqlite3_finalize(st);
 	if (db_prepare(&st, r->db,
 		       "INSERT INTO runs(tree_id, kind, series, config, level,"
-		       " params) VALUES (?, 'series', ?, ?, ?, ?) RETURNING id"))
+		       " params) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"))
 		return -1;
 	db_bind_int(st, 1, r->tree_id, 0);
-	db_bind_text(st, 2, r->series ? r->series : r->range);
-	db_bind_text(st, 3, r->config_name);
-	db_bind_int(st, 4, r->level, 0);
-	db_bind_text(st, 5, r->params);
+	db_bind_text(st, 2, r->kind);
+	db_bind_text(st, 3, r->series ? r->series : r->range);
+	db_bind_text(st, 4, r->config_name);
+	db_bind_int(st, 5, r->level, 0);
+	db_bind_text(st, 6, r->params);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		r->run_id = sqlite3_column_int64(st, 0);
 		ret = 0;
@@ -1096,12 +1113,15 @@ static char *make_params(struct run *r)
 	json_t *o = json_object(), *frags = json_array();
 	char *s, sha[65];
 
+	json_object_set_new(o, "kind", json_string(r->kind));
 	json_object_set_new(o, "tree", json_string(r->tree->source));
 	if (r->tree->sha256)
 		json_object_set_new(o, "sha256",
 				    json_string(r->tree->sha256));
 	json_object_set_new(o, "series",
-			    json_string(r->series ? r->series : r->range));
+			    r->series || r->range ?
+				    json_string(r->series ? r->series : r->range) :
+				    json_null());
 	/* the points themselves: the same patches give the same ids */
 	{
 		struct strbuf sb = STRBUF_INIT;
@@ -1187,6 +1207,231 @@ static void run_release(struct run *r)
 	db_close(r->db);
 }
 
+/*
+ * Do the run R describes (options filled in, nothing else).  Returns 0,
+ * 1 when the series stopped at a patch that does not apply or
+ * --fail-on-new found something, 2 on errors, 130 when interrupted.
+ */
+static int run_execute(struct run r_in, long long *run_id_out)
+{
+	struct run r = r_in;
+	struct tree_info ti = { 0 };
+	char *default_series = NULL, *default_frags[2] = { NULL }, *tspec = NULL;
+	char *maint = NULL, *maint_path = NULL, *lock = NULL;
+	int ret = 2, lockfd = -1, rc;
+
+	if (r.launcher && launcher_check(r.launcher, r.level))
+		return 2;
+	r.tty = isatty(2);
+	r.started = util_now_ms();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!r.repo && !r.series && !r.no_series) {
+		default_series = run_data_path("kernel/series");
+		r.series = default_series;
+		if (!r.nr_frags) {
+			default_frags[0] = run_data_path("kernel/configs/qemu.config");
+			default_frags[1] =
+				run_data_path("kernel/configs/campaign.config");
+			r.frags[r.nr_frags++] = default_frags[0];
+			r.frags[r.nr_frags++] = default_frags[1];
+		}
+	}
+	if (r.series && access(r.series, R_OK)) {
+		error("cannot read series '%s': %s", r.series, strerror(errno));
+		goto out;
+	}
+	if (!r.repo && !r.tree_spec) {
+		tspec = default_tree(r.series);
+		if (!tspec) {
+			error("no /usr/src/linux-source-*.tar.xz: install linux-source-6.1 or pass --tree");
+			goto out;
+		}
+		r.tree_spec = tspec;
+	}
+	if (db_open(&r.db, r.dbpath, DB_READ_WRITE))
+		goto out;
+	fprintf(stderr, "kwarn: importing %s\n",
+		r.repo ? r.repo : r.tree_spec);
+	if (r.repo ? tree_open_repo(&r.tree, r.repo) :
+		     tree_import(&r.tree, r.tree_spec))
+		goto out;
+	if (r.repo ? make_points_range(&r) :
+		     r.no_series ? make_points_plain(&r) : make_points(&r))
+		goto out;
+	if (r.nr_points == 0 || r.points[0].commit_id == -2) {
+		error("nothing to build");
+		goto out;
+	}
+	collect_objects(&r);
+
+	maint_path = xstrfmt("%s/MAINTAINERS", r.tree->src);
+	if (!access(maint_path, R_OK))
+		util_read_file(&maint, NULL, maint_path, 64 << 20);
+	ti.name = r.tree->name;
+	ti.version = r.tree->version;
+	ti.kind = r.tree->kind;
+	ti.source = r.tree->source;
+	ti.sha256 = r.tree->sha256;
+	ti.pkg_version = r.pkg_version;
+	ti.maintainers = maint;
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addstr(&sb, r.config_base);
+		for (size_t i = 0; i < r.nr_frags; i++) {
+			const char *b = strrchr(r.frags[i], '/');
+
+			strbuf_addf(&sb, "+%s", b ? b + 1 : r.frags[i]);
+		}
+		r.config_name = strbuf_detach(&sb, NULL);
+	}
+	r.params = make_params(&r);
+	if (db_begin(r.db))
+		goto out;
+	if (store_tree(&r.tree_id, r.db, &ti) || (rc = open_run(&r)) < 0) {
+		db_rollback(r.db);
+		goto out;
+	}
+	if (rc == 1) {
+		db_rollback(r.db);
+		if (run_id_out)
+			*run_id_out = r.run_id;
+		printf("run %lld: already measured (use --force to measure again)\n",
+		       r.run_id);
+		ret = 0;
+		goto report;
+	}
+	if (run_id_out)
+		*run_id_out = r.run_id;
+	if (store_points(&r) || db_commit(r.db)) {
+		db_rollback(r.db);
+		goto out;
+	}
+	/* the build directory: one per tree and config */
+	{
+		char cfg_key[65];
+
+		/* the launcher changes every command line: its own dir */
+		char *key = r.launcher || r.targets ?
+				    xstrfmt("%s|%s|%s", r.config_name,
+					    r.launcher ? r.launcher : "",
+					    r.targets ? "targets" : "") :
+				    xstrdup(r.config_name);
+
+		util_sha256_hex(cfg_key, key, strlen(key));
+		free(key);
+		r.build_dir = xstrfmt("%s/builds/%s-%.12s", util_cache_dir(),
+				      strrchr(r.tree->dir, '/') + 1, cfg_key);
+	}
+	r.kdir = xstrfmt("%s/.kwarn", r.build_dir);
+	{
+		char *cap = xstrfmt("%s/capture", r.kdir);
+		char *last = xstrfmt("%s/last", r.kdir);
+		int bad = util_mkdir_p(cap) || util_mkdir_p(last);
+
+		free(cap);
+		free(last);
+		if (bad)
+			goto out;
+	}
+	lock = xstrfmt("%s/lock", r.kdir);
+	lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
+		error("build directory '%s' is in use by another kwarn",
+		      r.build_dir);
+		goto out;
+	}
+	{
+		char *self = self_dir();
+
+		r.cc_path = xstrfmt("%s/kwarn-cc", self);
+		free(self);
+	}
+	r.compiler = compiler_version(r.kdir);
+	r.flags = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d%s%s", r.level,
+			  r.launcher ? " launcher=" : "",
+			  r.launcher ? r.launcher : "");
+	progress(&r, 0, "configuring");
+	if (tree_checkout(r.tree, &r.points[0].oid) || configure(&r))
+		goto fail;
+	for (size_t k = 0; k < r.nr_points; k++) {
+		if (r.points[k].commit_id == -2)
+			break;
+		if (point_done(&r, r.points[k].commit_id))
+			continue;
+		if (build_point(&r, k)) {
+			if (interrupted)
+				error("interrupted at point %zu: run again to resume",
+				      k);
+			goto fail;
+		}
+	}
+	if (r.tty)
+		fputc('\n', stderr);
+	if (r.apply_failure) {
+		error("series stopped: %s", r.apply_failure);
+		finish_run(&r, "failed", r.apply_failure);
+		ret = 1;
+	} else {
+		finish_run(&r, "done", NULL);
+		ret = 0;
+	}
+report:
+	{
+		int rep = report_print_run(r.out ? r.out : stdout, r.db,
+					   r.run_id, "summary");
+
+		if (r.fail_on_new && report_tip_has_new(r.db, r.run_id) > 0)
+			ret = 1;
+		if (rep)
+			ret = ret ? ret : 2;
+	}
+	goto out;
+fail:
+	if (r.tty)
+		fputc('\n', stderr);
+	finish_run(&r, "stopped", interrupted ? "interrupted" : "error");
+	ret = interrupted ? 130 : 2;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	free(lock);
+	free(default_series);
+	free(default_frags[0]);
+	free(default_frags[1]);
+	free(tspec);
+	free(maint);
+	free(maint_path);
+	run_release(&r);
+	return ret;
+}
+
+int run_request(long long *run_id_out, const struct run_request *q)
+{
+	struct run r = { 0 };
+
+	r.dbpath = q->dbpath;
+	r.tree_spec = q->tree_spec;
+	r.repo = q->repo;
+	r.range = q->range;
+	r.series = q->series;
+	r.no_series = !q->series && !q->repo;
+	r.kind = q->kind;
+	r.pkg_version = q->pkg_version;
+	for (size_t i = 0; i < q->nr_frags && i < ARRAY_SIZE(r.frags); i++)
+		r.frags[r.nr_frags++] = q->frags[i];
+	r.config_base = "tinyconfig";
+	r.level = q->level;
+	r.jobs = q->jobs;
+	r.boot = q->boot;
+	r.launcher = q->launcher;
+	r.silence_s = 30;
+	r.timeout_s = 120;
+	r.out = stderr;
+	return run_execute(r, run_id_out);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1210,11 +1455,8 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run r = { 0 };
-	struct tree_info ti = { 0 };
-	char *default_series = NULL, *default_frags[2] = { NULL }, *tspec = NULL;
-	char *maint = NULL, *maint_path = NULL, *lock = NULL;
 	char *abs_frags[ARRAY_SIZE(r.frags)] = { NULL };
-	int c, ret = 2, lockfd = -1, rc;
+	int c, ret;
 	long v;
 
 	r.level = 3;
@@ -1320,184 +1562,9 @@ int cmd_run(int argc, char **argv)
 		run_usage();
 		return 2;
 	}
-	if (r.launcher && launcher_check(r.launcher, r.level))
-		return 2;
-	r.tty = isatty(2);
-	r.started = util_now_ms();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (!r.repo && !r.series) {
-		default_series = run_data_path("kernel/series");
-		r.series = default_series;
-		if (!r.nr_frags) {
-			default_frags[0] = run_data_path("kernel/configs/qemu.config");
-			default_frags[1] =
-				run_data_path("kernel/configs/campaign.config");
-			r.frags[r.nr_frags++] = default_frags[0];
-			r.frags[r.nr_frags++] = default_frags[1];
-		}
-	}
-	if (r.series && access(r.series, R_OK)) {
-		error("cannot read series '%s': %s", r.series, strerror(errno));
-		goto out;
-	}
-	if (!r.repo && !r.tree_spec) {
-		tspec = default_tree(r.series);
-		if (!tspec) {
-			error("no /usr/src/linux-source-*.tar.xz: install linux-source-6.1 or pass --tree");
-			goto out;
-		}
-		r.tree_spec = tspec;
-	}
-	if (db_open(&r.db, r.dbpath, DB_READ_WRITE))
-		goto out;
-	fprintf(stderr, "kwarn: importing %s\n",
-		r.repo ? r.repo : r.tree_spec);
-	if (r.repo ? tree_open_repo(&r.tree, r.repo) :
-		     tree_import(&r.tree, r.tree_spec))
-		goto out;
-	if (r.repo ? make_points_range(&r) : make_points(&r))
-		goto out;
-	if (r.nr_points == 0 || r.points[0].commit_id == -2) {
-		error("nothing to build");
-		goto out;
-	}
-	collect_objects(&r);
-
-	maint_path = xstrfmt("%s/MAINTAINERS", r.tree->src);
-	if (!access(maint_path, R_OK))
-		util_read_file(&maint, NULL, maint_path, 64 << 20);
-	ti.name = r.tree->name;
-	ti.version = r.tree->version;
-	ti.kind = r.tree->kind;
-	ti.source = r.tree->source;
-	ti.sha256 = r.tree->sha256;
-	ti.maintainers = maint;
-	{
-		struct strbuf sb = STRBUF_INIT;
-
-		strbuf_addstr(&sb, r.config_base);
-		for (size_t i = 0; i < r.nr_frags; i++) {
-			const char *b = strrchr(r.frags[i], '/');
-
-			strbuf_addf(&sb, "+%s", b ? b + 1 : r.frags[i]);
-		}
-		r.config_name = strbuf_detach(&sb, NULL);
-	}
-	r.params = make_params(&r);
-	if (db_begin(r.db))
-		goto out;
-	if (store_tree(&r.tree_id, r.db, &ti) || (rc = open_run(&r)) < 0) {
-		db_rollback(r.db);
-		goto out;
-	}
-	if (rc == 1) {
-		db_rollback(r.db);
-		printf("run %lld: already measured (use --force to measure again)\n",
-		       r.run_id);
-		ret = 0;
-		goto report;
-	}
-	if (store_points(&r) || db_commit(r.db)) {
-		db_rollback(r.db);
-		goto out;
-	}
-	/* the build directory: one per tree and config */
-	{
-		char cfg_key[65];
-
-		/* the launcher changes every command line: its own dir */
-		char *key = r.launcher || r.targets ?
-				    xstrfmt("%s|%s|%s", r.config_name,
-					    r.launcher ? r.launcher : "",
-					    r.targets ? "targets" : "") :
-				    xstrdup(r.config_name);
-
-		util_sha256_hex(cfg_key, key, strlen(key));
-		free(key);
-		r.build_dir = xstrfmt("%s/builds/%s-%.12s", util_cache_dir(),
-				      strrchr(r.tree->dir, '/') + 1, cfg_key);
-	}
-	r.kdir = xstrfmt("%s/.kwarn", r.build_dir);
-	{
-		char *cap = xstrfmt("%s/capture", r.kdir);
-		char *last = xstrfmt("%s/last", r.kdir);
-		int bad = util_mkdir_p(cap) || util_mkdir_p(last);
-
-		free(cap);
-		free(last);
-		if (bad)
-			goto out;
-	}
-	lock = xstrfmt("%s/lock", r.kdir);
-	lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
-		error("build directory '%s' is in use by another kwarn",
-		      r.build_dir);
-		goto out;
-	}
-	{
-		char *self = self_dir();
-
-		r.cc_path = xstrfmt("%s/kwarn-cc", self);
-		free(self);
-	}
-	r.compiler = compiler_version(r.kdir);
-	r.flags = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d%s%s", r.level,
-			  r.launcher ? " launcher=" : "",
-			  r.launcher ? r.launcher : "");
-	progress(&r, 0, "configuring");
-	if (tree_checkout(r.tree, &r.points[0].oid) || configure(&r))
-		goto fail;
-	for (size_t k = 0; k < r.nr_points; k++) {
-		if (r.points[k].commit_id == -2)
-			break;
-		if (point_done(&r, r.points[k].commit_id))
-			continue;
-		if (build_point(&r, k)) {
-			if (interrupted)
-				error("interrupted at point %zu: run again to resume",
-				      k);
-			goto fail;
-		}
-	}
-	if (r.tty)
-		fputc('\n', stderr);
-	if (r.apply_failure) {
-		error("series stopped: %s", r.apply_failure);
-		finish_run(&r, "failed", r.apply_failure);
-		ret = 1;
-	} else {
-		finish_run(&r, "done", NULL);
-		ret = 0;
-	}
-report:
-	{
-		int rep = report_print_run(stdout, r.db, r.run_id, "summary");
-
-		if (r.fail_on_new && report_tip_has_new(r.db, r.run_id) > 0)
-			ret = 1;
-		if (rep)
-			ret = ret ? ret : 2;
-	}
-	goto out;
-fail:
-	if (r.tty)
-		fputc('\n', stderr);
-	finish_run(&r, "stopped", interrupted ? "interrupted" : "error");
-	ret = interrupted ? 130 : 2;
-out:
-	if (lockfd >= 0)
-		close(lockfd);
-	free(lock);
-	free(default_series);
-	free(default_frags[0]);
-	free(default_frags[1]);
+	r.kind = "series";
+	ret = run_execute(r, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(abs_frags); i++)
 		free(abs_frags[i]);
-	free(tspec);
-	free(maint);
-	free(maint_path);
-	run_release(&r);
 	return ret;
 }
