@@ -55,7 +55,11 @@ my @texts = (
 	'fallfall through', 'fal through', 'f a l l through', 'FALL tHRU',
 	"fall\nthrough", "fall through\n", "\nfall through",
 	'fall through  ', '  fall through', "\xe2\x80\x94 fall through",
-	"fall through \xff",
+	"fall through \xff", 'fall through *', 'FALLTHROUGH*', '*fall through',
+	"fall through\t", "fall\xc2\xa0through", 'fall through/', 'FALL-THRU',
+	'Else, Fall Through', 'INTENTIONALLY FALLTHRU', 'Intentionally, fall through',
+	'fall through.- reason', 'fall through!-x', '-fallthrough-', '@fallthrough@ ',
+	'lint-fallthrough', 'LINT -fallthrough', "fall through\r",
 );
 
 # What stands between "r = g(1);" and the label; X is the marker.
@@ -142,7 +146,8 @@ close $fh;
 # the label of function N: its line with "case 1:" (or 2) or "default:", the last
 {
 	my ($fn, $ln) = (-1, 0);
-	for my $l (split /\n/, $src) {
+	# GCC, like kwarn, takes a lone CR for a line break
+	for my $l (split /\r\n|\r|\n/, $src) {
 		$ln++;
 		$fn = $1 if $l =~ /^int f(\d+)\(int x\)/;
 		$expect[$fn][0] = $ln
