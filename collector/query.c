@@ -90,10 +90,13 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 		    &st, db,
 		    gone ? "SELECT d.id, d.file, d.line, d.col, d.function,"
 			   " d.option, d.message, d.kind, o.path, s.seen,"
-			   " i.fingerprint, s.state, d.werror, d.source"
+			   " i.fingerprint, s.state, d.werror, d.source,"
+			      " cl.verdict, cl.fix, cl.reason"
 			   " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
 			   " LEFT JOIN objects o ON o.id = d.object_id"
 			   " LEFT JOIN identities i ON i.id = s.identity_id"
+			   " LEFT JOIN classifications cl"
+			   "  ON cl.identity_id = s.identity_id"
 			   " WHERE s.commit_id = ?2 AND ?1 = ?1"
 			   " AND (?3 IS NULL OR d.file = ?3)"
 			   " AND (?4 IS NULL OR d.function = ?4)"
@@ -102,13 +105,16 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 			   " ORDER BY d.file, d.line, d.col, d.id" :
 			   "SELECT d.id, d.file, d.line, d.col, d.function,"
 			   " d.option, d.message, d.kind, o.path, g.seen,"
-			   " i.fingerprint, s.state, d.werror, d.source"
+			   " i.fingerprint, s.state, d.werror, d.source,"
+			      " cl.verdict, cl.fix, cl.reason"
 			   " FROM (SELECT MIN(id) AS id, COUNT(*) AS seen"
 			   "  FROM diagnostics WHERE build_id = ?1"
 			   "  GROUP BY COALESCE(identity_id, -id)) g"
 			   " JOIN diagnostics d ON d.id = g.id"
 			   " LEFT JOIN objects o ON o.id = d.object_id"
 			   " LEFT JOIN identities i ON i.id = d.identity_id"
+			   " LEFT JOIN classifications cl"
+			   "  ON cl.identity_id = d.identity_id"
 			   " LEFT JOIN states s ON s.commit_id = ?2"
 			   "  AND s.identity_id = d.identity_id"
 			   " WHERE (?3 IS NULL OR d.file = ?3)"
@@ -149,6 +155,11 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 		json_object_set_new(w, "werror",
 				    json_boolean(sqlite3_column_int(st, 12)));
 		json_object_set_new(w, "source", text_or_null(st, 13));
+		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
+			json_object_set_new(w, "verdict", text_or_null(st, 14));
+			json_object_set_new(w, "fix", text_or_null(st, 15));
+			json_object_set_new(w, "reason", text_or_null(st, 16));
+		}
 		json_object_set_new(w, "notes",
 				    notes_of(nt, sqlite3_column_int64(st, 0)));
 		json_array_append_new(arr, w);

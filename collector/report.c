@@ -70,7 +70,8 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 		       "  ORDER BY b.id DESC LIMIT 1)"
 		       " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
 	    db_prepare(&bt, db,
-		       "SELECT b.status, b.wall_ms, b.objects_compiled, b.image,"
+		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
+		       " replace(b.image, '/arch/x86/boot/bzImage', ''),"
 		       " bo.verdict, bo.duration_ms, bo.reason"
 		       " FROM builds b LEFT JOIN boots bo ON bo.id ="
 		       " (SELECT MAX(id) FROM boots WHERE build_id = b.id)"
@@ -117,6 +118,10 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 			json_object_set_new(
 				e, "objects_compiled",
 				json_integer(sqlite3_column_int64(bt, 2)));
+			if (sqlite3_column_type(bt, 3) != SQLITE_NULL)
+				json_object_set_new(
+					e, "build_dir",
+					json_string(db_col_text(bt, 3)));
 			json_object_set_new(
 				e, "verdict",
 				sqlite3_column_type(bt, 4) == SQLITE_NULL ?
@@ -186,6 +191,9 @@ static void print_warning(FILE *fp, json_t *w, const char *mark,
 		fprintf(fp, "   %s:%lld:%lld: note: %s\n", jstr(n, "file"),
 			jint(n, "line"), jint(n, "column"), jstr(n, "message"));
 	}
+	if (*jstr(w, "verdict"))
+		fprintf(fp, "   %s, suggest '%s': %s\n", jstr(w, "verdict"),
+			jstr(w, "fix"), jstr(w, "reason"));
 	if (*jstr(w, "object"))
 		fprintf(fp, "   reproduce: make O=%s %s\n",
 			build_dir ? build_dir : "<build>", jstr(w, "object"));
@@ -249,11 +257,13 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 			{
 				const char *state = jstr(w, "state");
 
+				const char *bd = jstr(e, "build_dir");
+
 				if (!strcmp(state, "new") &&
 				    jint(e, "position") > 0)
-					print_warning(fp, w, ">>", NULL);
+					print_warning(fp, w, ">>", *bd ? bd : NULL);
 				else if (!strcmp(state, "fixed"))
-					print_warning(fp, w, "--", NULL);
+					print_warning(fp, w, "--", *bd ? bd : NULL);
 			}
 			fputc('\n', fp);
 		}

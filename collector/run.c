@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "classify.h"
 #include "db.h"
 #include "kwarn.h"
 #include "parse.h"
@@ -898,6 +899,56 @@ static int store_objects(struct run *r, struct build_writer *w)
 	return ret;
 }
 
+/*
+ * Give every fall-through warning of point K that has no verdict yet one,
+ * from the source as the work tree holds it at this point.
+ */
+static int classify_point(struct run *r, size_t k)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, r->db,
+		       "SELECT s.identity_id, d.file, d.line,"
+		       " (SELECT n.line FROM notes n WHERE n.diag_id = d.id"
+		       "  AND n.message = 'here' ORDER BY n.seq LIMIT 1)"
+		       " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
+		       " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
+		       " AND d.option = '-Wimplicit-fallthrough='"
+		       " AND NOT EXISTS (SELECT 1 FROM classifications c"
+		       "  WHERE c.identity_id = s.identity_id)"))
+		return -1;
+	db_bind_int(st, 1, r->points[k].commit_id, 0);
+	if (db_begin(r->db))
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct classify_result res;
+		char *path = xstrfmt("%s/%s", r->tree->src, db_col_text(st, 1));
+		char *text = NULL;
+		size_t len;
+
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
+		    !util_read_file(&text, &len, path, 64 << 20)) {
+			classify_fallthrough(&res, text, len,
+					     sqlite3_column_int(st, 2),
+					     sqlite3_column_int(st, 3));
+			if (classify_store(r->db, sqlite3_column_int64(st, 0),
+					   &res)) {
+				free(text);
+				free(path);
+				db_rollback(r->db);
+				goto out;
+			}
+		}
+		free(text);
+		free(path);
+	}
+	ret = db_commit(r->db);
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int build_point(struct run *r, size_t k)
 {
 	struct point *p = &r->points[k];
@@ -998,6 +1049,8 @@ static int build_point(struct run *r, size_t k)
 	if (bw_finish(&build_id, w))
 		goto out;
 	w = NULL;
+	if (classify_point(r, k))
+		warning("point %zu: cannot classify its fall-throughs", k);
 	if (rc || rc2)
 		warning("point %zu (%s) did not build: see '%s'", k,
 			p->subject, log);
