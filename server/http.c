@@ -36,16 +36,55 @@ static sqlite3 **dbs;
 static size_t ndbs;
 static _Thread_local sqlite3 *thread_db;
 
+/*
+ * Open a read-only connection for this thread.  Not db_open(): it reads
+ * the file's header through an fd of its own and closes it, and closing
+ * any fd of a file drops every POSIX lock this process holds on it, so the
+ * other threads' connections would lose their shared lock and a collector
+ * closing its connection would delete the WAL under them.  main() checked
+ * the database with db_open() before any of these existed.
+ */
+static int thread_open(sqlite3 **out)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	int rc, version = -1;
+
+	*out = NULL;
+	rc = sqlite3_open_v2(opts->db_path, &db,
+			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		error("cannot open database '%s': %s", opts->db_path,
+		      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return -1;
+	}
+	/* readers never block the collector; wait a little for its locks */
+	sqlite3_busy_timeout(db, 2000);
+	sqlite3_extended_result_codes(db, 1);
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version != db_schema_version()) {
+		error("database '%s' has schema version %d, expected %d",
+		      opts->db_path, version, db_schema_version());
+		sqlite3_close(db);
+		return -1;
+	}
+	*out = db;
+	return 0;
+}
+
 sqlite3 *http_thread_db(void)
 {
 	sqlite3 *db = NULL;
 
 	if (thread_db)
 		return thread_db;
-	if (db_open(&db, opts->db_path, DB_READ_ONLY))
+	if (thread_open(&db))
 		return NULL;
-	/* readers never block the collector; wait a little for its locks */
-	sqlite3_busy_timeout(db, 2000);
 	pthread_mutex_lock(&dbs_lock);
 	dbs = xrealloc(dbs, (ndbs + 1) * sizeof(*dbs));
 	dbs[ndbs++] = db;

@@ -2,6 +2,7 @@
 /*
  * kwarn-server: the REST API and the dashboard over a kwarn database.
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ static void usage(FILE *fp)
 static int parse_listen(struct server_opts *o, char *spec)
 {
 	char *colon = strrchr(spec, ':');
+	struct in_addr addr;
 	long port;
 
 	if (colon) {
@@ -38,6 +40,9 @@ static int parse_listen(struct server_opts *o, char *spec)
 	}
 	if (util_parse_long(&port, spec, 0, 65535))
 		return error("bad port '%s' in --listen (0 to 65535)", spec);
+	if (inet_pton(AF_INET, o->host, &addr) != 1)
+		return error("bad address '%s' in --listen (an IPv4 address)",
+			     o->host);
 	o->port = (unsigned short)port;
 	return 0;
 }

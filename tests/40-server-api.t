@@ -67,6 +67,9 @@ ok $? "database with a SQLite header and garbage: refused, exit $rc"
 "$KWARN_SERVER" --db "$DB" --listen 127.0.0.1:99999 -n >"$tmp/out" 2>&1
 [ $? -ne 0 ] && grep -q "port" "$tmp/out"
 ok $? "bad --listen port refused"
+"$KWARN_SERVER" --db "$DB" --listen example.org:80 -n >"$tmp/out" 2>&1
+[ $? -ne 0 ] && grep -q "example.org" "$tmp/out"
+ok $? "--listen wants an IPv4 address"
 
 # a copy of the dashboard, with a symlink pointing out of it
 cp -r "$top/web" "$tmp/web" && ln -s /etc "$tmp/web/etc-link"
@@ -232,6 +235,7 @@ t "source lines from the tree's directory" \
 	jqe '.from == "dir" and (.lines | length) == 11 and
 		any(.lines[]; .text | test("switch"))' \
 	<(get "/api/warnings/$ident/source?commit=$C3")
+sqlite3 "$DB" "UPDATE trees SET kind = 'log', source = NULL"
 
 # bad input
 t "unknown path: 404 JSON" err_is 404 /api/nope "no such endpoint"
@@ -274,6 +278,15 @@ t "URL over the limit: 414" err_is 414 "/api/$long" "too long"
 t "query string over the limit: 414" err_is 414 "/api/runs?x=$long" "too long"
 t "NUL in a query value: 400" err_is 400 "/api/warnings?file=a%00b" "query"
 t "bad percent escape: 400" err_is 400 "/api/runs/%zz" "bad path"
+
+# the collector writes while the server reads: a new commit shows up
+C4=$(printf c4 | sha1sum | cut -c1-40)
+"$KWARN" ingest --db "$DB" --tree kwtree --commit "$C4" \
+	--object-map "$tmp/c3.map" "$tmp/c3.log" >/dev/null
+ok $? "kwarn ingests a 4th commit while the server runs"
+t "the burn-down (cached before) now has the 4th commit" \
+	jqe --arg d "$C4" 'length == 4 and .[3].commit == $d and
+		.[3].warnings == .[2].warnings' <(get /api/runs/$RUN/burndown)
 
 # hundreds of connections at once
 seq 300 | xargs -P 150 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
