@@ -41,9 +41,12 @@ struct ctx_entry {
 	unsigned long seq;
 };
 
+#define CTX_SLOTS (4 * CTX_MAX)
+
 struct ctx_map {
 	struct ctx_entry e[CTX_MAX];
 	size_t n;
+	unsigned char slot[CTX_SLOTS]; /* entry + 1 by hash, linear probing */
 };
 
 struct parser {
@@ -333,10 +336,32 @@ static unsigned long str_hash(const char *s)
 static struct ctx_entry *ctx_find_h(struct ctx_map *m, const char *file,
 				    unsigned long h)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (m->e[i].hash == h && !strcmp(m->e[i].file, file))
-			return &m->e[i];
+	for (size_t i = h % CTX_SLOTS; m->slot[i]; i = (i + 1) % CTX_SLOTS) {
+		struct ctx_entry *e = &m->e[m->slot[i] - 1];
+
+		if (e->hash == h && !strcmp(e->file, file))
+			return e;
+	}
 	return NULL;
+}
+
+/* Take entry number IDX out of the slots (backward-shift deletion). */
+static void ctx_unslot(struct ctx_map *m, size_t idx)
+{
+	size_t i = m->e[idx].hash % CTX_SLOTS, j;
+
+	while (m->slot[i] != idx + 1)
+		i = (i + 1) % CTX_SLOTS;
+	for (j = (i + 1) % CTX_SLOTS; m->slot[j]; j = (j + 1) % CTX_SLOTS) {
+		size_t k = m->e[m->slot[j] - 1].hash % CTX_SLOTS;
+
+		/* move J back to I unless its home K lies in (I, J] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			m->slot[i] = m->slot[j];
+			i = j;
+		}
+	}
+	m->slot[i] = 0;
 }
 
 static struct ctx_entry *ctx_find(struct ctx_map *m, const char *file)
@@ -357,6 +382,7 @@ static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 			for (size_t i = 1; i < m->n; i++)
 				if (m->e[i].seq < m->e[old].seq)
 					old = i;
+			ctx_unslot(m, old);
 			e = &m->e[old];
 			free(e->file);
 			free(e->value);
@@ -365,6 +391,13 @@ static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 		}
 		e->file = xstrdup(file);
 		e->hash = h;
+		{
+			size_t i = h % CTX_SLOTS;
+
+			while (m->slot[i])
+				i = (i + 1) % CTX_SLOTS;
+			m->slot[i] = (unsigned char)(e - m->e + 1);
+		}
 	} else if (e->value && value && !strcmp(e->value, value)) {
 		e->seq = seq;
 		return;
@@ -388,6 +421,7 @@ static void ctx_clear(struct ctx_map *m)
 		free(m->e[i].value);
 	}
 	m->n = 0;
+	memset(m->slot, 0, sizeof(m->slot));
 }
 
 /* The ring index of the Ith pending diagnostic, oldest first. */
@@ -598,13 +632,12 @@ static void split_option(struct arena *a, struct diag *d, const char *msg,
 	const char *open;
 
 	if (n > 3 && msg[n - 1] == ']') {
-		open = NULL;
-		for (size_t i = n - 1; i > 0; i--) {
-			if (msg[i] == '[' && msg[i - 1] == ' ') {
-				open = msg + i;
-				break;
-			}
-		}
+		/* the last " [" */
+		open = memrchr(msg, '[', n);
+		while (open && open > msg && open[-1] != ' ')
+			open = memrchr(msg, '[', (size_t)(open - msg));
+		if (open == msg)
+			open = NULL;
 		if (open && open[1] == '-' && open[2] == 'W') {
 			const char *opt = open + 1;
 			size_t olen = (size_t)(msg + n - 1 - opt);
