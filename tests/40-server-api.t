@@ -284,6 +284,10 @@ C4=$(printf c4 | sha1sum | cut -c1-40)
 "$KWARN" ingest --db "$DB" --tree kwtree --commit "$C4" \
 	--object-map "$tmp/c3.map" "$tmp/c3.log" >/dev/null
 ok $? "kwarn ingests a 4th commit while the server runs"
+# the server's readers hold their shared locks: the collector, closing,
+# must not think it is the last connection and delete the WAL under them
+[ -e "$DB-wal" ]
+ok $? "the WAL is still there after kwarn closes (readers hold their locks)"
 t "the burn-down (cached before) now has the 4th commit" \
 	jqe --arg d "$C4" 'length == 4 and .[3].commit == $d and
 		.[3].warnings == .[2].warnings' <(get /api/runs/$RUN/burndown)
