@@ -660,6 +660,27 @@ static int make_points_plain(struct run *r)
 	return 0;
 }
 
+/* Is there an executable NAME in $PATH? */
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	int found = 0;
+
+	if (!path)
+		return 0;
+	copy = xstrdup(path);
+	for (dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *p = xstrfmt("%s/%s", *dir ? dir : ".", name);
+
+		found = !access(p, X_OK);
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
 /* Find a run with the same parameters to resume, or start one. */
 static int open_run(struct run *r)
 {
@@ -1275,6 +1296,10 @@ static int run_execute(struct run r_in, long long *run_id_out)
 
 	if (r.launcher && launcher_check(r.launcher, r.level))
 		return 2;
+	if (!in_path("make")) {
+		error("make is not installed (run scripts/install-deps)");
+		return 2;
+	}
 	r.tty = isatty(2);
 	r.started = util_now_ms();
 	signal(SIGINT, on_signal);
