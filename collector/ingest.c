@@ -249,17 +249,20 @@ int cmd_ingest(int argc, char **argv)
 	db_exec(db, "PRAGMA cache_size = -16384", "cannot set cache size");
 	ti.name = tree;
 	ti.kind = "log";
+	/* one transaction for the tree, run and commit rows and the build */
 	if (db_begin(db))
 		goto out;
 	if (store_tree(&tree_id, db, &ti) || ingest_run(&run_id, db, tree_id) ||
-	    ingest_commit(&commit_id, db, run_id, ref) || db_commit(db)) {
+	    ingest_commit(&commit_id, db, run_id, ref)) {
 		db_rollback(db);
 		goto out;
 	}
 	bi.status = "ingested";
 	bi.config_name = "ingested log";
-	if (bw_begin(&w, db, commit_id, &bi))
+	if (bw_begin(&w, db, commit_id, &bi)) {
+		db_rollback(db);
 		goto out;
+	}
 	if ((map && ingest_object_map(w, map)) ||
 	    parse_fd_into(w, fd, log, strip)) {
 		bw_abort(w);

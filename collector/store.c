@@ -234,7 +234,8 @@ int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
 	*out = NULL;
 	w->db = db;
 	w->commit_id = commit_id;
-	if (db_begin(db)) {
+	/* join the caller's transaction, if it has one open */
+	if (sqlite3_get_autocommit(db) && db_begin(db)) {
 		free(w);
 		return -1;
 	}

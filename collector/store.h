@@ -56,7 +56,10 @@ struct build_writer;
 
 /*
  * Begin a transaction and insert the build of COMMIT_ID.  Returns 0, or
- * -1 (reported, nothing written).
+ * -1 (reported, nothing written).  If the caller has a transaction open,
+ * the build joins it: bw_finish() commits and bw_abort() rolls back all
+ * of it, so that rows the caller wrote for this build (its commit) land
+ * or vanish with it.
  */
 int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
 	     const struct build_info *info);

@@ -172,8 +172,8 @@ wait $pid 2>/dev/null
 exec 3>&-
 [ "$(sql "SELECT COUNT(*) FROM builds")" = "$builds_before" ] &&
 	[ "$(sql "SELECT COUNT(*) FROM diagnostics")" = "$diags_before" ] &&
-	[ "$(sql "SELECT COUNT(*) FROM builds b JOIN commits c ON c.id = b.commit_id WHERE c.sha IN ('readerr', 'killed')")" = 0 ]
-ok $? "failed and killed ingests left no build and no diagnostic rows"
+	[ "$(sql "SELECT COUNT(*) FROM commits WHERE sha IN ('readerr', 'killed')")" = 0 ]
+ok $? "failed and killed ingests left no build, commit or diagnostic rows"
 [ "$(sql 'PRAGMA integrity_check')" = ok ]
 ok $? "database integrity_check ok after the kill"
 warnings_of good >"$tmp/good.after"
