@@ -847,6 +847,33 @@ static int object_exists(struct run *r, const char *obj)
 }
 
 /*
+ * After a point is stored: its captures become the last capture of their
+ * objects.  Until then they stay in capture/, so that a run killed between
+ * make and the commit finds them again when it resumes this point.
+ */
+static void promote_captures(struct run *r)
+{
+	char *cap = xstrfmt("%s/capture", r->kdir);
+	char *last = xstrfmt("%s/last", r->kdir);
+	size_t n = 0;
+	char **now = list_logs(cap, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char *from = xstrfmt("%s/%s", cap, now[i]);
+		char *to = xstrfmt("%s/%s", last, now[i]);
+
+		if (rename(from, to))
+			warning("cannot keep capture '%s': %s", to,
+				strerror(errno));
+		free(from);
+		free(to);
+	}
+	free_list(now, n);
+	free(cap);
+	free(last);
+}
+
+/*
  * Store the objects of this point: every capture of this point as
  * compiled (or failed), then the last capture of every other object as
  * carried, or the object as not built when it is gone.
@@ -874,9 +901,6 @@ static int store_objects(struct run *r, struct build_writer *w)
 		} else if (!bw_object(&id, w, obj, rc ? "failed" : "compiled")) {
 			parse_capture(r, w, id, text, len);
 		}
-		if (rename(from, to))
-			warning("cannot keep capture '%s': %s", to,
-				strerror(errno));
 		free(text);
 		free(obj);
 		free(from);
@@ -976,6 +1000,7 @@ static int build_point(struct run *r, size_t k)
 	const char *argv[4096];
 	char *owned[4] = { NULL }, *log = NULL, *cap = NULL, *image = NULL;
 	char **stale = NULL, *tail = NULL, *targets = NULL, *save = NULL;
+	char *pointfile = NULL, *was = NULL;
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	struct boot_result boot;
@@ -989,15 +1014,25 @@ static int build_point(struct run *r, size_t k)
 	if (tree_checkout(r->tree, &p->oid))
 		return -1;
 	cap = xstrfmt("%s/capture", r->kdir);
-	/* captures of an interrupted attempt are stale */
-	stale = list_logs(cap, &nstale);
-	for (size_t i = 0; i < nstale; i++) {
-		char *f = xstrfmt("%s/%s", cap, stale[i]);
+	/*
+	 * Captures left by an interrupted attempt at this same commit are
+	 * this point's (make will not compile those objects again); any
+	 * others are stale.
+	 */
+	pointfile = xstrfmt("%s/.point", cap);
+	if (access(pointfile, R_OK) ||
+	    util_read_file(&was, NULL, pointfile, 4096) || strcmp(was, p->sha)) {
+		stale = list_logs(cap, &nstale);
+		for (size_t i = 0; i < nstale; i++) {
+			char *f = xstrfmt("%s/%s", cap, stale[i]);
 
-		unlink(f);
-		free(f);
+			unlink(f);
+			free(f);
+		}
+		free_list(stale, nstale);
+		if (util_write_file(pointfile, p->sha, strlen(p->sha)))
+			goto out;
 	}
-	free_list(stale, nstale);
 	log = xstrfmt("%s/make-%zu.log", r->kdir, k);
 	unlink(log);
 	setenv("KWARN_CAPTURE_DIR", cap, 1);
@@ -1070,6 +1105,7 @@ static int build_point(struct run *r, size_t k)
 	if (bw_finish(&build_id, w))
 		goto out;
 	w = NULL;
+	promote_captures(r);
 	if (classify_point(r, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
 	if (rc || rc2)
@@ -1089,6 +1125,8 @@ out:
 	free(image);
 	free(tail);
 	free(targets);
+	free(pointfile);
+	free(was);
 	return ret;
 }
 
