@@ -330,10 +330,12 @@ static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind,
 	const char *p;
 	size_t len = strlen(key);
 
-	for (p = strstr(pc->allowed, key); p; p = strstr(p + 1, key))
+	/* the list starts with ',': a match of a real key has p > allowed */
+	for (p = len && !strchr(key, ',') ? strstr(pc->allowed, key) : NULL; p;
+	     p = strstr(p + 1, key))
 		if (p[-1] == ',' && p[len] == ',')
 			return MHD_YES;
-	snprintf(pc->bad, sizeof(pc->bad), "%s", key);
+	snprintf(pc->bad, sizeof(pc->bad), "%s", len ? key : "(empty)");
 	return MHD_NO;
 }
 

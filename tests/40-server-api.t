@@ -250,6 +250,8 @@ t "run that does not exist: 404" err_is 404 "/api/warnings?run=4242" 4242
 t "state=bogus: 400 naming state" err_is 400 \
 	"/api/commits/$C1/warnings?state=bogus" state
 t "unknown parameter: 400 naming it" err_is 400 "/api/runs?frob=1" frob
+t "empty parameter name: 400" err_is 400 "/api/runs?=1" "parameter"
+t "parameter name with a comma: 400" err_is 400 "/api/warnings?run%2Climit=1" "parameter"
 t "run id out of range: 400" err_is 400 \
 	/api/runs/99999999999999999999999/burndown "run id"
 t "unknown commit: 404" err_is 404 /api/commits/deadbeefcafe/warnings deadbeefcafe
