@@ -194,6 +194,35 @@ static size_t skip_directive(const char *b, size_t n, size_t i, int *ocom,
 	return i;
 }
 
+/*
+ * If the directive at I is "#define NAME" or "#define NAME(params)", the
+ * offset where its body starts; else I.
+ */
+static size_t define_body(const char *b, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && (b[j] == ' ' || b[j] == '\t'))
+		j++;
+	if (n - j < 7 || memcmp(b + j, "define", 6) ||
+	    (b[j + 6] != ' ' && b[j + 6] != '\t'))
+		return i;
+	for (j += 6; j < n && (b[j] == ' ' || b[j] == '\t'); j++)
+		;
+	if (j >= n || !is_ident_start((unsigned char)b[j]))
+		return i;
+	while (j < n && is_ident_char((unsigned char)b[j]))
+		j++;
+	if (b[j] == '(') {
+		while (j < n && b[j] != ')' && b[j] != '\n')
+			j++;
+		if (b[j] != ')')
+			return i;
+		j++;
+	}
+	return j;
+}
+
 static void push_tok(struct clex *lx, struct cleaner *c, enum ctok_kind k,
 		     size_t s, size_t e)
 {
@@ -216,7 +245,7 @@ void clex_run(struct clex *lx, const char *src, size_t len)
 	struct cleaner c = { 0 };
 	const char *b;
 	size_t n, i = 0;
-	int bol = 1, ocom = 0, ostr = 0;
+	int bol = 1, ocom = 0, ostr = 0, in_define = 0;
 
 	memset(lx, 0, sizeof(*lx));
 	clean(lx, &c, src, len);
@@ -228,6 +257,10 @@ void clex_run(struct clex *lx, const char *src, size_t len)
 		size_t s = i;
 
 		if (ch == '\n') {
+			/* the end of a macro body is a directive boundary */
+			if (in_define)
+				push_tok(lx, &c, CTOK_PREPROC, i, i);
+			in_define = 0;
 			bol = 1;
 			i++;
 			continue;
@@ -245,7 +278,15 @@ void clex_run(struct clex *lx, const char *src, size_t len)
 				i++;
 		} else if (ch == '#' && bol) {
 			k = CTOK_PREPROC;
-			i = skip_directive(b, n, i, &ocom, &ostr);
+			/*
+			 * A macro body is lexed as code: GCC keeps the
+			 * fall-through flag of its tokens, so markers and
+			 * labels in it count where the macro is used.
+			 */
+			i = define_body(b, n, i);
+			in_define = i != s;
+			if (!in_define)
+				i = skip_directive(b, n, i, &ocom, &ostr);
 		} else if (isdigit(ch) ||
 			   (ch == '.' && isdigit((unsigned char)b[i + 1]))) {
 			k = CTOK_NUMBER;

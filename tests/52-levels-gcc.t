@@ -101,6 +101,24 @@ sub add_func {
 	push @funcs, $f;
 	push @expect, [ 0, $what ];
 }
+# The same switch inside a macro: GCC keeps the flag of a comment in a
+# macro body, and reports the lines of the definition.
+sub add_macro_func {
+	my ($place, $marker, $what, $crlf) = @_;
+	my $body = $place;
+	$body =~ s/X/$marker/;
+	my $id = scalar(@funcs);
+	my $m = "\tswitch (x) {\n\tcase 0:\n\t\tr = g(1);\n$body" .
+		"\t\tr += g(2);\n\t\tbreak;\n\t}\n";
+	$m =~ s/\n(?=.)/ \\\n/gs;
+	my $f = sprintf("int f%d(int x);\n#define SW%d(x, r) %s" .
+			"int f%d(int x)\n{\n\tint r = 0;\n\tSW%d(x, r);\n" .
+			"\treturn r;\n}\n", $id, $id, $m, $id, $id);
+	$f =~ s/\n/\r\n/g if $crlf;
+	push @funcs, $f;
+	push @expect, [ 0, "$what in a macro" ];
+}
+
 my $i = 0;
 for my $t (@texts) {
 	for my $style ('block', 'line') {
@@ -123,6 +141,25 @@ for my $t (@texts) {
 		}
 	}
 }
+my $j = 0;
+for my $t (@texts) {
+	next if $t =~ /[\r\n]/;	# a line break would end the macro
+	for my $p (@places) {
+		next if $p->[0] =~ /^(preproc|label-line|blank)/;
+		my $k = $j++;
+		next unless $full || $p->[0] eq 'direct' || $k % 9 == 0;
+		for my $crlf ($full ? (0, 1) : (0)) {
+			add_macro_func($p->[1], "/*$t*/",
+				       sprintf("block %s %s%s", encode_json([$t]),
+					       $p->[0], $crlf ? ' crlf' : ''),
+				       $crlf);
+		}
+	}
+}
+for my $sm (@stmt_markers) {
+	add_macro_func($places[0][1], $sm, "$sm direct", 0);
+}
+
 # line comments continued with a backslash, spaces before the splice
 add_func("\t\t// fall \\\n through\n\tcase 1:\n", '', 'spliced // comment', 0);
 add_func("\t\t/* fall \\\nthrough */\n\tcase 1:\n", '', 'spliced /* */', 0);
