@@ -1148,13 +1148,32 @@ static char *compiler_version(const char *kdir)
 	return v;
 }
 
-/* The newest /usr/src/linux-source-X.tar.xz, or the one the series names. */
-static char *default_tree(const char *series)
+static int version_cmp_desc(const void *a, const void *b)
 {
-	char *text = NULL, *want = NULL, *best = NULL;
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	long xv[3] = { 0, 0, 0 }, yv[3] = { 0, 0, 0 };
+
+	sscanf(strrchr(x, '/') + 1, "linux-source-%ld.%ld.%ld", &xv[0], &xv[1],
+	       &xv[2]);
+	sscanf(strrchr(y, '/') + 1, "linux-source-%ld.%ld.%ld", &yv[0], &yv[1],
+	       &yv[2]);
+	for (int i = 0; i < 3; i++)
+		if (xv[i] != yv[i])
+			return xv[i] > yv[i] ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/*
+ * The candidate trees for a series: /usr/src/linux-source-*.tar.*, the
+ * one the series names with "# kwarn-tree: NAME" first, then newest
+ * first.  Returns how many are in the new list *out.
+ */
+static size_t default_trees(char ***out, const char *series)
+{
+	char *text = NULL, *want = NULL, **list = NULL;
 	DIR *d = opendir("/usr/src");
 	struct dirent *de;
-	long bmaj = -1, bmin = -1;
+	size_t n = 0;
 
 	if (series && !util_read_file(&text, NULL, series, 1 << 20)) {
 		char *p = strstr(text, "# kwarn-tree:");
@@ -1168,30 +1187,49 @@ static char *default_tree(const char *series)
 		free(text);
 	}
 	while (d && (de = readdir(d)) != NULL) {
-		long maj = 0, min = 0;
-
-		if (sscanf(de->d_name, "linux-source-%ld.%ld.tar.", &maj, &min) !=
-			    2 ||
+		if (strncmp(de->d_name, "linux-source-", 13) ||
 		    !strstr(de->d_name, ".tar."))
 			continue;
-		if (want && !strncmp(de->d_name, want, strlen(want)) &&
-		    de->d_name[strlen(want)] == '.') {
-			free(best);
-			best = xstrfmt("/usr/src/%s", de->d_name);
-			bmaj = 1000000;
-			continue;
-		}
-		if (maj > bmaj || (maj == bmaj && min > bmin)) {
-			free(best);
-			best = xstrfmt("/usr/src/%s", de->d_name);
-			bmaj = maj;
-			bmin = min;
-		}
+		list = xrealloc(list, (n + 1) * sizeof(*list));
+		list[n++] = xstrfmt("/usr/src/%s", de->d_name);
 	}
 	if (d)
 		closedir(d);
+	if (n)
+		qsort(list, n, sizeof(*list), version_cmp_desc);
+	for (size_t i = 0; want && i < n; i++) {
+		const char *base = strrchr(list[i], '/') + 1;
+
+		if (!strncmp(base, want, strlen(want)) &&
+		    base[strlen(want)] == '.') {
+			char *w = list[i];
+
+			memmove(&list[1], &list[0], i * sizeof(*list));
+			list[0] = w;
+			break;
+		}
+	}
 	free(want);
-	return best;
+	*out = list;
+	return n;
+}
+
+/* Forget the tree and the points, to try another tree. */
+static void run_reset_tree(struct run *r)
+{
+	for (size_t i = 0; i < r->nr_points; i++) {
+		free(r->points[i].subject);
+		free(r->points[i].author);
+		free(r->points[i].patch);
+		free(r->points[i].changed);
+	}
+	free(r->points);
+	r->points = NULL;
+	r->nr_points = 0;
+	free(r->apply_failure);
+	r->apply_failure = NULL;
+	tree_free(r->tree);
+	r->tree = NULL;
 }
 
 static int store_points(struct run *r)
@@ -1328,8 +1366,9 @@ static int run_execute(struct run r_in, long long *run_id_out)
 {
 	struct run r = r_in;
 	struct tree_info ti = { 0 };
-	char *default_series = NULL, *default_frags[2] = { NULL }, *tspec = NULL;
-	char *maint = NULL, *maint_path = NULL, *lock = NULL;
+	char *default_series = NULL, *default_frags[2] = { NULL };
+	char *maint = NULL, *maint_path = NULL, *lock = NULL, **cands = NULL;
+	size_t ncands = 0;
 	int ret = 2, lockfd = -1, rc;
 
 	if (r.launcher && launcher_check(r.launcher, r.level))
@@ -1358,23 +1397,37 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		goto out;
 	}
 	if (!r.repo && !r.tree_spec) {
-		tspec = default_tree(r.series);
-		if (!tspec) {
+		ncands = default_trees(&cands, r.series);
+		if (!ncands) {
 			error("no /usr/src/linux-source-*.tar.xz: install linux-source-6.1 or pass --tree");
 			goto out;
 		}
-		r.tree_spec = tspec;
 	}
 	if (db_open(&r.db, r.dbpath, DB_READ_WRITE))
 		goto out;
-	fprintf(stderr, "kwarn: importing %s\n",
-		r.repo ? r.repo : r.tree_spec);
-	if (r.repo ? tree_open_repo(&r.tree, r.repo) :
-		     tree_import(&r.tree, r.tree_spec))
-		goto out;
-	if (r.repo ? make_points_range(&r) :
-		     r.no_series ? make_points_plain(&r) : make_points(&r))
-		goto out;
+	for (size_t ci = 0;; ci++) {
+		int more = ci + 1 < ncands, bad;
+
+		if (cands)
+			r.tree_spec = cands[ci];
+		fprintf(stderr, "kwarn: importing %s\n",
+			r.repo ? r.repo : r.tree_spec);
+		if (r.repo ? tree_open_repo(&r.tree, r.repo) :
+			     tree_import(&r.tree, r.tree_spec))
+			goto out;
+		bad = r.repo ? make_points_range(&r) :
+			r.no_series ? make_points_plain(&r) : make_points(&r);
+		/* the default tree is the newest the series applies to */
+		if (more && (bad || (r.apply_failure && r.nr_points <= 2))) {
+			fprintf(stderr, "kwarn: the series does not apply to %s, trying %s\n",
+				r.tree_spec, cands[ci + 1]);
+			run_reset_tree(&r);
+			continue;
+		}
+		if (bad)
+			goto out;
+		break;
+	}
 	if (r.nr_points == 0 || r.points[0].commit_id == -2) {
 		error("nothing to build");
 		goto out;
@@ -1516,7 +1569,9 @@ out:
 	free(default_series);
 	free(default_frags[0]);
 	free(default_frags[1]);
-	free(tspec);
+	for (size_t i = 0; i < ncands; i++)
+		free(cands[i]);
+	free(cands);
 	free(maint);
 	free(maint_path);
 	run_release(&r);
