@@ -75,16 +75,25 @@ const char *db_col_text(sqlite3_stmt *st, int col)
 	return s ? (const char *)s : "";
 }
 
+/*
+ * PRAGMA user_version into *out.  Returns 0, 1 when the file is not an
+ * SQLite database, or -1 (reported).  The file is read through SQLite
+ * only: opening and closing a descriptor of our own on it would drop the
+ * POSIX locks of every other connection of this process to it.
+ */
 static int user_version(int *out, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	int ret = -1, rc;
 
-	if (db_prepare(&st, db, "PRAGMA user_version"))
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
 		*out = sqlite3_column_int(st, 0);
 		ret = 0;
+	} else if ((rc & 0xff) == SQLITE_NOTADB) {
+		ret = 1;
 	} else {
 		error("cannot read schema version: %s", sqlite3_errmsg(db));
 	}
@@ -114,24 +123,6 @@ static int migrate(sqlite3 *db, const char *path, int have)
 	return 0;
 }
 
-/* SQLite files start with this; anything else non-empty is not ours. */
-static int looks_like_sqlite(const char *path)
-{
-	char head[16];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (stat(path, &st) || st.st_size == 0)
-		return 1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1; /* let sqlite report the real reason */
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	return n == 16 && !memcmp(head, "SQLite format 3", 16);
-}
-
 int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 {
 	sqlite3 *db = NULL;
@@ -142,8 +133,6 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	if (mode == DB_READ_ONLY && stat(path, &st))
 		return error("cannot open database '%s': %s", path,
 			     strerror(errno));
-	if (!looks_like_sqlite(path))
-		return error("'%s' is not a kwarn database (not SQLite)", path);
 	flags = mode == DB_READ_ONLY ?
 			SQLITE_OPEN_READONLY :
 			SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -155,7 +144,12 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	}
 	sqlite3_busy_timeout(db, 10000);
 	sqlite3_extended_result_codes(db, 1);
-	if (user_version(&have, db)) {
+	rc = user_version(&have, db);
+	if (rc == 1) {
+		error("'%s' is not a kwarn database (not SQLite)", path);
+		goto fail;
+	}
+	if (rc) {
 		error("'%s' is not a usable kwarn database", path);
 		goto fail;
 	}
