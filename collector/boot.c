@@ -175,15 +175,19 @@ static char *normalize(const char *p, size_t len)
 }
 
 /*
- * The symbol of a trace line (" func+0x1a/0x40 [mod]"), unreliable "? "
- * entries excluded, as a new string; NULL when L is no such line.
+ * The symbol of a trace line (" func+0x1a/0x40 [mod]") as a new string,
+ * *UNRELIABLE set for the unwinder's guesses (" ? func+..."); NULL when L
+ * is no such line.
  */
-static char *trace_symbol(const struct line *l)
+static char *trace_symbol(const struct line *l, int *unreliable)
 {
 	size_t i = 0, start;
 
 	while (i < l->len && (l->p[i] == ' ' || l->p[i] == '\t'))
 		i++;
+	*unreliable = i + 1 < l->len && l->p[i] == '?' && l->p[i + 1] == ' ';
+	if (*unreliable)
+		i += 2;
 	if (i < l->len && l->p[i] == '[') { /* "[<ffffffff8100>] " */
 		while (i < l->len && l->p[i] != ' ')
 			i++;
@@ -208,13 +212,17 @@ static size_t first_crash_line(const struct line *v, size_t nr)
 	return nr;
 }
 
-/* The crash line and the first trace symbols after it. */
+/*
+ * The crash line and the first symbols of the trace after it: the
+ * reliable ones, or the unwinder's guesses ("? func") when it has no
+ * others (kernels without frame pointers or ORC, as tinyconfig's).
+ */
 static char *crash_fingerprint(const struct line *v, size_t nr, size_t at)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, guesses = STRBUF_INIT;
 	char *s = normalize(v[at].p, v[at].len);
-	int in_trace = !!line_find(&v[at], "Call Trace:");
-	size_t syms = 0;
+	int in_trace = !!line_find(&v[at], "Call Trace:"), unreliable;
+	size_t syms = 0, nr_guesses = 0;
 
 	strbuf_addstr(&sb, s);
 	free(s);
@@ -229,13 +237,19 @@ static char *crash_fingerprint(const struct line *v, size_t nr, size_t at)
 			continue;
 		if (line_find(&v[i], "</TASK>") || line_find(&v[i], "---[ end"))
 			break;
-		s = trace_symbol(&v[i]);
-		if (s) {
+		s = trace_symbol(&v[i], &unreliable);
+		if (s && !unreliable) {
 			strbuf_addf(&sb, "\n %s", s);
-			free(s);
 			syms++;
+		} else if (s && nr_guesses < FINGERPRINT_SYMBOLS) {
+			strbuf_addf(&guesses, "\n ? %s", s);
+			nr_guesses++;
 		}
+		free(s);
 	}
+	if (!syms)
+		strbuf_add(&sb, guesses.buf, guesses.len);
+	strbuf_release(&guesses);
 	return strbuf_detach(&sb, NULL);
 }
 
