@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,10 +36,47 @@ static void tree_init_lib(void)
 	}
 }
 
+/*
+ * Take the lock of the cache entry DIR (DIR.lock beside it): one kwarn at a
+ * time checks out into a work tree.  Waits, saying so, when another holds
+ * it.  Returns the descriptor, or -1 (reported).
+ */
+static int tree_lock(const char *dir)
+{
+	char *path = xstrfmt("%s.lock", dir), *parent = xstrdup(dir), *slash;
+	int fd = -1;
+
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	if (util_mkdir_p(parent))
+		goto out;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "kwarn: waiting for '%s', held by another kwarn\n",
+			path);
+		if (flock(fd, LOCK_EX)) {
+			error("cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+	}
+out:
+	free(path);
+	free(parent);
+	return fd;
+}
+
 void tree_free(struct tree *t)
 {
 	if (!t)
 		return;
+	if (t->lockfd > 0)
+		close(t->lockfd);
 	git_repository_free(t->repo);
 	free(t->name);
 	free(t->version);
@@ -310,6 +349,9 @@ int tree_import(struct tree **out, const char *spec)
 	}
 	t->dir = xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), t->name, sha);
 	t->src = xstrfmt("%s/src", t->dir);
+	t->lockfd = tree_lock(t->dir);
+	if (t->lockfd < 0)
+		goto out;
 	marker = xstrfmt("%s/imported", t->dir);
 	if (!access(marker, R_OK) && !open_cached(t, marker)) {
 		t->version = kernel_version(t->src);
@@ -397,7 +439,8 @@ int tree_open_repo(struct tree **out, const char *path)
 			 sha);
 	t->src = xstrfmt("%s/src", t->dir);
 	gitdir = xstrfmt("%s/git", t->dir);
-	if (util_mkdir_p(t->src))
+	t->lockfd = tree_lock(t->dir);
+	if (t->lockfd < 0 || util_mkdir_p(t->src))
 		goto out;
 	git_repository_init_options_init(&opts,
 					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);

@@ -27,6 +27,7 @@ struct tree {
 	git_oid base;		/* the imported commit */
 	git_oid head;		/* what the work tree holds now */
 	int have_head;
+	int lockfd;		/* held while we use the work tree */
 };
 
 /*
