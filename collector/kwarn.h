@@ -114,9 +114,18 @@ char *run_data_path(const char *rel);
 
 /*
  * Check a --cc-launcher value for level LEVEL: refuses unknown launchers,
- * and distributed setups that would drop comments.  0 or -1 (reported).
+ * and distributed setups that would change gcc's diagnostics (comments,
+ * source lines, columns); a chain with distcc must be in pump mode and
+ * pass a test compile.  0 or -1 (reported).
  */
 int launcher_check(const char *launcher, int level);
+
+/*
+ * The jobs a distcc farm takes: the sum of the DISTCC_HOSTS limits
+ * ("host/limit", 4 by default, localhost 2), as `distcc -j` prints it;
+ * 0 when LAUNCHER has no distcc or the hosts are unknown.
+ */
+int launcher_jobs(const char *launcher);
 
 /* report.c */
 
