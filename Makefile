@@ -118,7 +118,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kwarn \
 		$(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/cron.d
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
-	cp -r kernel web README.md $(DESTDIR)$(PREFIX)/share/kwarn/
+	cp -r kernel web qemu README.md $(DESTDIR)$(PREFIX)/share/kwarn/
 	for f in kwarn-nightly.service kwarn-nightly.timer; do \
 		sed 's|@PREFIX@|$(PREFIX)|g' scripts/nightly/$$f \
 			> $(DESTDIR)$(PREFIX)/lib/systemd/system/$$f; done

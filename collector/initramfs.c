@@ -72,6 +72,11 @@ int initramfs_default_init(char **out)
 		*slash = '\0';
 	path = xstrfmt("%s/qemu/init", exe);
 	if (access(path, R_OK)) {
+		/* installed: PREFIX/share/kwarn/qemu/init */
+		free(path);
+		path = xstrfmt("%s/share/kwarn/qemu/init", exe);
+	}
+	if (access(path, R_OK)) {
 		/* build/asan/tests/test-x is one level deeper */
 		slash = strrchr(exe, '/');
 		if (slash) {
