@@ -12,11 +12,14 @@
  * on both steps keep the markers but not the source lines or the columns.
  * Only distcc's pump mode, where the remote gcc compiles the original
  * sources, gave the local build's stderr byte for byte, and only while its
- * include server works: when it gives up, distcc silently preprocesses
- * locally again (the include server of distcc 3.4 on Python 3.10 and later
- * always does, distcc bug 454).  So a chain with distcc is accepted in
- * pump mode only, after a test compile through it prints exactly what
- * gcc prints; icecc ships preprocessed text too and is refused.
+ * include server works (Debian 12's fails on Python 3.10 and later,
+ * distcc bug 454, and distcc then silently preprocesses locally), forgets
+ * the files kwarn checks out at each point, and the remote can read the
+ * sources at the client's paths for the source lines.  scripts/kwarn-pump
+ * starts such an include server; a chain with distcc is accepted only
+ * under it, after a test compile through the chain, in the kwarn cache,
+ * printed exactly what gcc prints.  icecc ships preprocessed text too and
+ * is refused.
  */
 #include <errno.h>
 #include <stdio.h>
