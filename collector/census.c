@@ -672,11 +672,16 @@ static enum census_marker stmt_marker(const struct clex *lx, long semi,
 		return CENSUS_MARK_NONE;
 	if (t[a].kind == CTOK_IDENT) {
 		b = prev_code(lx, a);
-		/* a lone identifier statement, not "x = fallthrough;" */
+		/*
+		 * A lone identifier statement, not "x = fallthrough;"; a
+		 * ')' before it ends a macro call without its semicolon.
+		 */
 		if (b >= 0 && !tok_is_punct(lx, &t[b], ';') &&
 		    !tok_is_punct(lx, &t[b], '{') &&
 		    !tok_is_punct(lx, &t[b], '}') &&
-		    !tok_is_punct(lx, &t[b], ':'))
+		    !tok_is_punct(lx, &t[b], ':') &&
+		    !tok_is_punct(lx, &t[b], ')') &&
+		    !clex_is(lx, &t[b], "else"))
 			return CENSUS_MARK_NONE;
 		*first = a;
 		if (clex_is(lx, &t[a], "fallthrough"))
@@ -781,6 +786,30 @@ static unsigned gap_between(const struct clex *lx, long from, long to)
 	return gap;
 }
 
+/*
+ * Does the '}' at index I close a plain block, one that follows a label,
+ * a statement or another brace (not an if, loop or else body)?
+ */
+static int closes_block(const struct clex *lx, long i)
+{
+	const struct ctok *t = lx->toks;
+	long depth = 0, p;
+
+	for (; i >= 0; i = prev_code(lx, i)) {
+		if (tok_is_punct(lx, &t[i], '}'))
+			depth++;
+		else if (tok_is_punct(lx, &t[i], '{') && --depth == 0)
+			break;
+	}
+	if (i < 0)
+		return 0;
+	p = prev_code(lx, i);
+	return p >= 0 && (tok_is_punct(lx, &t[p], ':') ||
+			  tok_is_punct(lx, &t[p], ';') ||
+			  tok_is_punct(lx, &t[p], '{') ||
+			  tok_is_punct(lx, &t[p], '}'));
+}
+
 /* Fill the marker of label L at token index K. */
 static void find_marker(struct census_label *l, const struct clex *lx, long k)
 {
@@ -788,14 +817,23 @@ static void find_marker(struct census_label *l, const struct clex *lx, long k)
 	long i, first = -1, semis = 0;
 	enum census_marker m;
 
-	/* a statement marker: the code right before is "...;" */
+	/*
+	 * A statement marker: the code right before is "...;".  GCC looks
+	 * through empty statements and out of plain blocks that end there
+	 * (case 0: { ...; fallthrough; }), not out of an if's braces.
+	 */
 	i = prev_code(lx, k);
-	/* GCC looks through empty statements */
-	while (i >= 0 && tok_is_punct(lx, &t[i], ';') &&
-	       (first = prev_code(lx, i)) >= 0 &&
-	       tok_is_punct(lx, &t[first], ';'))
-		i = first;
-	first = -1;
+	while (i >= 0) {
+		long p = prev_code(lx, i);
+
+		if (tok_is_punct(lx, &t[i], ';') && p >= 0 &&
+		    tok_is_punct(lx, &t[p], ';'))
+			i = p;
+		else if (tok_is_punct(lx, &t[i], '}') && closes_block(lx, i))
+			i = p;
+		else
+			break;
+	}
 	if (i >= 0 && tok_is_punct(lx, &t[i], ';')) {
 		m = stmt_marker(lx, i, &first);
 		if (m != CENSUS_MARK_NONE) {
@@ -814,8 +852,19 @@ static void find_marker(struct census_label *l, const struct clex *lx, long k)
 			return;
 		}
 	}
-	/* the nearest comment marker, a statement or two back at most */
+	/*
+	 * The nearest comment marker, or a fallthrough; that stands where
+	 * GCC does not take it (inside an if), a statement or two back.
+	 */
 	for (i = k - 1; i >= 0 && k - i < 64; i--) {
+		if (clex_is(lx, &t[i], "fallthrough") && i + 1 < k &&
+		    tok_is_punct(lx, &t[i + 1], ';')) {
+			l->marker = CENSUS_MARK_KEYWORD;
+			l->marker_line = t[i].line;
+			l->spelling = xstrdup("fallthrough;");
+			l->gap = gap_between(lx, i + 1, k);
+			return;
+		}
 		if (t[i].kind == CTOK_COMMENT) {
 			if (census_comment_is_marker(lx->buf + t[i].start,
 						     t[i].end - t[i].start))
@@ -829,7 +878,7 @@ static void find_marker(struct census_label *l, const struct clex *lx, long k)
 		    clex_is(lx, &t[i], "default") ||
 		    clex_is(lx, &t[i], "switch"))
 			return;
-		if (tok_is_punct(lx, &t[i], ';') && ++semis > 2)
+		if (tok_is_punct(lx, &t[i], ';') && ++semis > 3)
 			return;
 	}
 	if (i < 0 || k - i >= 64)

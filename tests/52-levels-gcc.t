@@ -78,6 +78,9 @@ my @places = (
 	[ 'to-default', "\t\tX\n\tdefault:\n" ],
 	[ 'blank-comment-blank', "\t\tX\n\n\t\t// other\n\n\tcase 1:\n" ],
 	[ 'semicolon-after', "\t\tX\n\t\t;\n\tcase 1:\n" ],
+	[ 'end-of-block', "\t\t{\n\t\t\tr++;\n\t\t\tX\n\t\t}\n\tcase 1:\n" ],
+	[ 'nested-blocks', "\t\t{\n\t\t\tr++;\n\t\t\t{ X }\n\t\t}\n\tcase 1:\n" ],
+	[ 'block-then-comment', "\t\t{\n\t\t\tX\n\t\t}\n\t\t/* c */\n\tcase 1:\n" ],
 );
 
 my @stmt_markers = (
@@ -167,6 +170,11 @@ add_func("\t\t// fall through \\  \n\t\tr++;\n\tcase 1:\n", '',
 	 'splice w/ blanks', 0);
 add_func("\t\t// fallthrough \\\n\tcase 1:\n\tcase 2:\n", '',
 	 'label swallowed by a splice', 0);
+# only for statements: a comment there would make the label the body
+push @places, [ 'else-branch',
+		"\t\tif (r)\n\t\t\tbreak;\n\t\telse\n\t\t\tX\n\tcase 1:\n" ],
+	      [ 'end-of-inner-switch',
+		"\t\tswitch (r) {\n\t\tcase 7:\n\t\t\tr++;\n\t\t\tX\n\t\t}\n\tcase 1:\n" ];
 for my $sm (@stmt_markers) {
 	for my $p (@places) {
 		next if $p->[0] =~ /^(preproc-comment|label-line|same-line)$/;
