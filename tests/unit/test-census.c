@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "census.h"
+#include "classify.h"
 #include "util.h"
 #include "tap.h"
 #include "banned.h"
@@ -120,10 +121,84 @@ static void test_file(void)
 	census_file_release(NULL);
 }
 
+/* Random C-like pieces: no crash, no read outside (run under ASan too). */
+static void test_random(void)
+{
+	static const char *const piece[] = {
+		"case 1:",
+		"default:",
+		"/*",
+		"*/",
+		"//",
+		"\n",
+		"\\\n",
+		"\"",
+		"'",
+		"{",
+		"}",
+		";",
+		"fallthrough;",
+		"/* fall through */",
+		"x = 1;",
+		"x = 2;",
+		"f(x, 0);",
+		"#define A(x) ",
+		"#if 0\n",
+		"\r\n",
+		"\r",
+		"\xff",
+		" ",
+		"break;",
+		"switch (x) {",
+		"(",
+		")",
+		"__attribute__((fallthrough))",
+		"return -EINVAL;",
+		"else",
+		"if (x)",
+		"x++;",
+		"y = x;",
+		"// FALLTHRU",
+		"\\",
+		"#",
+	};
+	unsigned long seed = 12345;
+	int runs = 3000, labels = 0;
+
+	for (int r = 0; r < runs; r++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct census_file f;
+		struct classify_result res;
+		size_t n;
+
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		n = (seed >> 33) % 120;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005UL +
+			       1442695040888963407UL;
+			strbuf_addstr(&sb,
+				      piece[(seed >> 33) % ARRAY_SIZE(piece)]);
+		}
+		if (r % 7 == 0)
+			strbuf_addch(&sb, '\0'); /* a NUL byte inside */
+		census_scan(&f, sb.buf, sb.len);
+		labels += (int)f.nr;
+		for (size_t i = 0; i < f.nr && i < 4; i++)
+			classify_fallthrough(&res, sb.buf, sb.len,
+					     f.labels[i].line - 1,
+					     f.labels[i].line);
+		census_file_release(&f);
+		strbuf_release(&sb);
+	}
+	ok(labels > 1000, "%d random inputs scanned and classified, %d labels",
+	   runs, labels);
+}
+
 int main(void)
 {
 	util_progname = "test-census";
 	test_cases();
 	test_file();
+	test_random();
 	return tap_done();
 }
