@@ -113,8 +113,12 @@ static int walk_dir(struct source_walk *w, const char *root, const char *rel)
 
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n < 0) {
-		ret = error("cannot read directory '%s': %s", dir,
-			    strerror(errno));
+		/* the tree itself must be readable; below it, a note */
+		if (*rel)
+			walk_skip(w, rel, "unreadable directory");
+		else
+			ret = error("cannot read directory '%s': %s", dir,
+				    strerror(errno));
 		free(dir);
 		return ret;
 	}

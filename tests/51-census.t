@@ -105,6 +105,24 @@ ok($c->{labels} == 32, "32 case labels, none from strings or comments " .
 my %skip = map { ($_->{file} => $_->{reason}) } @{$c->{skipped} // []};
 ok(($skip{'bad/binary.c'} // '') =~ /binary/, 'binary .c skipped as not C');
 ok(($skip{'big.c'} // '') =~ /too large/, 'huge file skipped with a note');
+{
+	# a directory that cannot be read (root reads everything: skip then)
+	my $t2 = "$dir/tree2";
+	system('mkdir', '-p', "$t2/locked", "$t2/open");
+	open(my $fh, '>', "$t2/open/a.c") or die;
+	print $fh fn('o1', "\t\tfallthrough;\n");
+	close $fh;
+	chmod 0, "$t2/locked";
+	my $locked = !opendir(my $dh, "$t2/locked");
+	my $j = eval { decode_json(scalar `$kwarn census $t2 --format json`) }
+		// {};
+	my %sk = map { ($_->{file} => $_->{reason}) } @{$j->{skipped} // []};
+	ok(($j->{files} // 0) == 1 &&
+	   (!$locked || ($sk{'locked'} // '') =~ /unreadable/),
+	   'an unreadable directory is skipped with a note, the rest read' .
+	   ($locked ? '' : ' # SKIP root reads every directory'));
+	chmod 0755, "$t2/locked";
+}
 my %notes = map { ($_->{file} => join(',', @{$_->{notes}})) }
 	@{$c->{notes} // []};
 ok(($notes{'bad/unterminated.c'} // '') =~ /unterminated comment/,
