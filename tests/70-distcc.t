@@ -6,8 +6,9 @@
 # Per point, the warnings (identities, files, lines, columns, sources,
 # notes) must be exactly the local build's, and the daemons' logs must
 # show that panic.c was compiled by them.  Setups that would not be exact
-# are refused: plain distcc, and pump mode when the daemons cannot read
-# the sources at the paths the client uses.
+# are refused: plain distcc, pump mode when the daemons cannot read the
+# sources at the paths the client uses, and Debian 12's include server
+# without scripts/distcc-pump-fix (it falls back to local preprocessing).
 #
 # The daemons run as the user distccd when started by root, and a build
 # host must see the kwarn cache at the same path, so the cache of this
@@ -157,6 +158,25 @@ if [ "$(id -u)" = 0 ] && getent passwd distccd >/dev/null; then
 		test "$rc" != 0
 	check "and told why" grep -q "changes gcc's diagnostics" \
 		"$tmp/hidden.err"
+fi
+
+# Debian 12's include server without scripts/distcc-pump-fix: it gives
+# up on every file and distcc preprocesses locally; the test compile sees it
+distcc-pump --shutdown >/dev/null 2>&1
+if PYTHONPATH=/usr/lib/python3/dist-packages/include_server python3 -c '
+import distcc_pump_c_extensions as m
+m.OsPathExists("/")' 2>/dev/null; then
+	echo "# this distcc-pump's include server works unfixed: skipped"
+else
+	eval "$(distcc-pump --startup 2>/dev/null)"
+	run "$tmp/broken.db" --cc-launcher distcc \
+		>"$tmp/broken.out" 2>"$tmp/broken.err"
+	rc=$?
+	distcc-pump --shutdown >/dev/null 2>&1
+	sed 's/^/# /' "$tmp/broken.err" | head -3
+	check "an include server that falls back to local cpp is refused (rc=$rc)" \
+		test "$rc" != 0
+	check "and told why" grep -q "include server gave up" "$tmp/broken.err"
 fi
 
 farm_stop
