@@ -155,6 +155,8 @@ sleep 1
 	>"$tmp/r2.out" 2>"$tmp/r2.err"
 check "resumed run completes" test $? = 0
 check "resume said so" grep -q 'resuming run' "$tmp/r2.err"
+grep -v '^kwarn: \[' "$tmp/r1.err" "$tmp/r2.err" | head -8 | sed 's/^/# /'
+sqlite3 "$db2" "SELECT id, status FROM runs" | sed 's/^/# run /'
 summary() {
 	"$kwarn" report --db "$1" --format json |
 		jq -c '[.commits[] | {position, warnings, new, fixed, not_built,
