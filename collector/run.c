@@ -1304,6 +1304,28 @@ static char *make_params(struct run *r)
 	return s;
 }
 
+/* Name the points of this run whose build failed; how many there are. */
+static int failed_points(struct run *r)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+
+	if (db_prepare(&st, r->db,
+		       "SELECT c.position, c.subject FROM builds b"
+		       " JOIN commits c ON c.id = b.commit_id"
+		       " WHERE c.run_id = ? AND b.status = 'failed'"
+		       " ORDER BY c.position"))
+		return 0;
+	db_bind_int(st, 1, r->run_id, 0);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		error("point %d (%s) did not build: its warnings are incomplete",
+		      sqlite3_column_int(st, 0), db_col_text(st, 1));
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
 static void run_usage(void)
 {
 	fprintf(stderr,
@@ -1544,7 +1566,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		ret = 1;
 	} else {
 		finish_run(&r, "done", NULL);
-		ret = 0;
+		ret = failed_points(&r) ? 1 : 0;
 	}
 report:
 	{
@@ -1631,7 +1653,7 @@ int cmd_run(int argc, char **argv)
 	long v;
 
 	r.level = 3;
-	r.jobs = 2;
+	r.jobs = 0; /* 0: from the launcher's hosts, else 2 */
 	r.boot = 1;
 	r.config_base = "tinyconfig";
 	r.silence_s = 30;
@@ -1732,6 +1754,11 @@ int cmd_run(int argc, char **argv)
 	    (r.range && !r.repo) || (r.repo && r.tree_spec)) {
 		run_usage();
 		return 2;
+	}
+	if (!r.jobs) {
+		int hosts = r.launcher ? launcher_jobs(r.launcher) : 0;
+
+		r.jobs = hosts > 0 ? hosts : 2;
 	}
 	r.kind = "series";
 	ret = run_execute(r, NULL);
