@@ -51,7 +51,7 @@ tar -cJf "$tmp/linux-source-0.1.tar.xz" -C "$tmp/notkernel" linux-source-0.1
 expect_fail "not a kernel tree" "is not a kernel tree" \
 	"$kwarn" run --db "$db" --tree "$tmp/linux-source-0.1.tar.xz" --series "$series"
 check "no half import left in the cache" \
-	test -z "$(ls -d "$KWARN_CACHE"/trees/linux-source-0.1-* 2>/dev/null)"
+	test -z "$(ls -d "$KWARN_CACHE"/trees/linux-source-0.1-*/ 2>/dev/null)"
 
 # a series that names a missing file
 mkdir -p "$tmp/s1"
