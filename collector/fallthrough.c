@@ -182,6 +182,7 @@ struct git_walk_ctx {
 	struct source_walk *w;
 	git_repository *repo;
 	int ret;
+	const char *base; /* path of the walked subtree, "" or "dir/" */
 };
 
 static int git_walk_cb(const char *root, const git_tree_entry *e, void *p)
@@ -193,7 +194,7 @@ static int git_walk_cb(const char *root, const git_tree_entry *e, void *p)
 
 	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || !is_c_name(name))
 		return 0;
-	rel = xstrfmt("%s%s", root, name);
+	rel = xstrfmt("%s%s%s", g->base, root, name);
 	if (git_blob_lookup(&blob, g->repo, git_tree_entry_id(e))) {
 		walk_skip(g->w, rel, "cannot read blob");
 	} else {
@@ -233,19 +234,60 @@ static int open_commit_tree(git_repository **repo_out, git_tree **tree_out,
 	return ret;
 }
 
-/* Walk the *.c and *.h files of commit REV of the repository REPO_PATH. */
+/*
+ * Walk the *.c and *.h files of commit REV of the repository REPO_PATH,
+ * below PREFIX (a directory or a file of the tree) if not NULL or "".
+ */
 static int walk_git(struct source_walk *w, const char *repo_path,
-		    const char *rev)
+		    const char *rev, const char *prefix)
 {
-	struct git_walk_ctx g = { w, NULL, 0 };
-	git_tree *tree = NULL;
+	struct git_walk_ctx g = { w, NULL, 0, "" };
+	git_tree *tree = NULL, *sub = NULL;
+	git_tree_entry *e = NULL;
+	char *path = NULL, *base = NULL, *slash;
+	size_t n;
 
 	if (open_commit_tree(&g.repo, &tree, repo_path, rev))
 		return -1;
-	if (git_tree_walk(tree, GIT_TREEWALK_PRE, git_walk_cb, &g) && !g.ret)
-		g.ret = error("cannot walk commit '%s'", rev);
+	if (!prefix || !*prefix) {
+		if (git_tree_walk(tree, GIT_TREEWALK_PRE, git_walk_cb, &g) &&
+		    !g.ret)
+			g.ret = error("cannot walk commit '%s'", rev);
+		goto out;
+	}
+	path = xstrdup(prefix);
+	n = strlen(path);
+	while (n && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (!n || git_tree_entry_bypath(&e, tree, path)) {
+		g.ret = error("no path '%s' at commit '%s'", prefix, rev);
+		goto out;
+	}
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+		if (git_tree_lookup(&sub, g.repo, git_tree_entry_id(e))) {
+			g.ret = error("cannot read '%s' at commit '%s'", path,
+				      rev);
+			goto out;
+		}
+		g.base = base = xstrfmt("%s/", path);
+		if (git_tree_walk(sub, GIT_TREEWALK_PRE, git_walk_cb, &g) &&
+		    !g.ret)
+			g.ret = error("cannot walk '%s' at commit '%s'", path,
+				      rev);
+	} else {
+		/* one file: the callback wants its directory as the root */
+		slash = strrchr(path, '/');
+		base = slash ? xstrndup(path, (size_t)(slash - path) + 1) :
+			       xstrdup("");
+		git_walk_cb(base, e, &g);
+	}
+out:
+	git_tree_entry_free(e);
+	git_tree_free(sub);
 	git_tree_free(tree);
 	git_repository_free(g.repo);
+	free(path);
+	free(base);
 	return g.ret;
 }
 
@@ -287,14 +329,21 @@ out:
 	return ret;
 }
 
-/* The sha of a stored commit: its id in the commits table, or a prefix. */
-static int db_commit_sha(char **out, const char *dbpath, const char *ref)
+/*
+ * The sha of a stored commit named by REF (its id in the commits table, a
+ * sha or a prefix), and when REPO_OUT is not NULL the cached repository of
+ * its tree (tree_repo_path()).
+ */
+static int db_commit_sha(char **out, char **repo_out, const char *dbpath,
+			 const char *ref)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
 
 	*out = NULL;
+	if (repo_out)
+		*repo_out = NULL;
 	if (db_open(&db, dbpath, DB_READ_ONLY))
 		return -1;
 	if (db_prepare(&st, db,
@@ -309,6 +358,8 @@ static int db_commit_sha(char **out, const char *dbpath, const char *ref)
 	} else {
 		error("no commit '%s' in '%s'", ref, dbpath);
 	}
+	if (!ret && repo_out && !(*repo_out = tree_repo_path(db, *out)))
+		ret = -1;
 out:
 	sqlite3_finalize(st);
 	db_close(db);
@@ -526,6 +577,45 @@ static json_t *census_json(struct census_run *r, struct source_walk *w,
 	return o;
 }
 
+static void census_run_release(struct census_run *r)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		free(r->rows[i].spelling);
+	free(r->rows);
+	for (size_t i = 0; i < r->nups; i++) {
+		free(r->ups[i].file);
+		free(r->ups[i].spelling);
+	}
+	free(r->ups);
+	json_decref(r->notes);
+}
+
+int census_git_json(json_t **out, const char *repo_path, const char *rev,
+		    const char *prefix)
+{
+	struct census_run r = { 0 };
+	struct source_walk w = { 0 };
+	char *what;
+	int ret = -1;
+
+	*out = NULL;
+	r.notes = json_array();
+	w.fn = census_visit;
+	w.ctx = &r;
+	if (!walk_git(&w, repo_path, rev, prefix)) {
+		qsort(r.rows, r.nr, sizeof(*r.rows), row_cmp);
+		what = prefix && *prefix ?
+			       xstrfmt("%s@%s:%s", repo_path, rev, prefix) :
+			       xstrfmt("%s@%s", repo_path, rev);
+		*out = census_json(&r, &w, what, 0);
+		free(what);
+		ret = 0;
+	}
+	census_run_release(&r);
+	walk_release(&w);
+	return ret;
+}
+
 static const char *const gap_names[] = {
 	"blank line", "comment", "statement", "brace", "preprocessor line",
 };
@@ -583,8 +673,10 @@ static void census_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: kwarn census TREE... [--format text|json] [--upgrade]\n"
-		"       kwarn census --repo PATH --commit SHA [...]\n"
-		"       kwarn census --db FILE --commit ID --repo PATH [...]\n"
+		"       kwarn census --repo PATH --commit SHA [--path DIR] "
+		"[...]\n"
+		"       kwarn census --db FILE --commit ID [--repo PATH] "
+		"[--path DIR] [...]\n"
 		"       kwarn census --levels FILE.c\n");
 }
 
@@ -597,14 +689,15 @@ int cmd_census(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "upgrade", no_argument, NULL, 'u' },
 		{ "levels", required_argument, NULL, 'l' },
+		{ "path", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dbpath = NULL, *commit = NULL, *repo = NULL;
-	const char *format = "text", *levels = NULL;
+	const char *format = "text", *levels = NULL, *prefix = NULL;
 	struct census_run r = { 0 };
 	struct source_walk w = { 0 };
-	char *sha = NULL, *what = NULL;
+	char *sha = NULL, *what = NULL, *cached = NULL;
 	int upgrade = 0, c, ret = -1;
 
 	optind = 1;
@@ -628,6 +721,9 @@ int cmd_census(int argc, char **argv)
 		case 'l':
 			levels = optarg;
 			break;
+		case 'p':
+			prefix = optarg;
+			break;
 		case 'h':
 			census_usage(stdout);
 			return 0;
@@ -646,9 +742,13 @@ int cmd_census(int argc, char **argv)
 		error("'--commit' is needed with '--db' or '--repo'");
 		return 2;
 	}
-	if (commit && !repo) {
-		/* XXX: the default repository of a stored commit comes later */
-		error("'--repo' is needed to read commit '%s'", commit);
+	if (commit && !repo && !dbpath) {
+		error("'--db' or '--repo' is needed to read commit '%s'",
+		      commit);
+		return 2;
+	}
+	if (prefix && !commit) {
+		error("'--path' is for a commit; name the directory instead");
 		return 2;
 	}
 	if (!commit && optind >= argc) {
@@ -659,10 +759,16 @@ int cmd_census(int argc, char **argv)
 	w.fn = census_visit;
 	w.ctx = &r;
 	if (commit) {
-		if (dbpath && db_commit_sha(&sha, dbpath, commit))
+		/* without --repo, the collector's copy of the commit's tree */
+		if (dbpath &&
+		    db_commit_sha(&sha, repo ? NULL : &cached, dbpath, commit))
 			goto out;
-		what = xstrfmt("%s@%s", repo, sha ? sha : commit);
-		if (walk_git(&w, repo, sha ? sha : commit))
+		if (!repo)
+			repo = cached;
+		what = prefix ? xstrfmt("%s@%s:%s", repo, sha ? sha : commit,
+					prefix) :
+				xstrfmt("%s@%s", repo, sha ? sha : commit);
+		if (walk_git(&w, repo, sha ? sha : commit, prefix))
 			goto out;
 	} else {
 		struct strbuf sb = STRBUF_INIT;
@@ -689,18 +795,11 @@ int cmd_census(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	for (size_t i = 0; i < r.nr; i++)
-		free(r.rows[i].spelling);
-	free(r.rows);
-	for (size_t i = 0; i < r.nups; i++) {
-		free(r.ups[i].file);
-		free(r.ups[i].spelling);
-	}
-	free(r.ups);
-	json_decref(r.notes);
+	census_run_release(&r);
 	walk_release(&w);
 	free(sha);
 	free(what);
+	free(cached);
 	return ret ? 1 : 0;
 }
 
@@ -823,7 +922,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL, *cs = NULL;
 	long long build = -1, commit = -1;
-	char *sha = NULL;
+	char *sha = NULL, *cached = NULL;
 	long done = 0, bugs = 0, failed = 0;
 	int ret = -1;
 
@@ -839,6 +938,9 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 			goto out;
 		}
 		sha = xstrdup(db_col_text(cs, 0));
+		/* without --repo, the collector's copy of the commit's tree */
+		if (!repo && !(repo = cached = tree_repo_path(db, sha)))
+			goto out;
 	}
 	if (db_prepare(&st, db,
 		       "SELECT d.identity_id, d.file, d.line, n.line "
@@ -890,6 +992,7 @@ out:
 	sqlite3_finalize(st);
 	db_close(db);
 	free(sha);
+	free(cached);
 	return ret;
 }
 
@@ -897,7 +1000,7 @@ static void classify_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: kwarn classify --db FILE [--commit REF] "
-		"(--repo PATH | --tree DIR) [--format text|json]\n"
+		"[--repo PATH | --tree DIR] [--format text|json]\n"
 		"       kwarn classify --file FILE.c --warn LINE --here LINE "
 		"[--format json]\n"
 		"       kwarn classify --eval-intended [-v] DIR...\n");
@@ -1001,7 +1104,7 @@ int cmd_classify(int argc, char **argv)
 		print_result(file, warn, here, &r, !strcmp(format, "json"));
 		return 0;
 	}
-	if (!dbpath || (!repo && !tree)) {
+	if (!dbpath) {
 		classify_usage(stderr);
 		return 2;
 	}

@@ -21,10 +21,19 @@ int cmd_boot(int argc, char **argv);
 
 /* fallthrough.c */
 
-/* kwarn census TREE | --repo PATH --commit SHA | --levels FILE.c */
+/* kwarn census TREE | [--db FILE] [--repo PATH] --commit SHA | --levels F */
 int cmd_census(int argc, char **argv);
-/* kwarn classify --db FILE (--repo PATH | --tree DIR) | --file F ... */
+/* kwarn classify --db FILE [--repo PATH | --tree DIR] | --file F ... */
 int cmd_classify(int argc, char **argv);
+
+/*
+ * The marker census of the *.c and *.h files of commit REV of the git
+ * repository REPO_PATH, limited to PREFIX (a directory or file of the
+ * tree; NULL or "" for all), as a new JSON object in *out, the one
+ * `kwarn census --format json` prints.  Returns 0 or -1 (reported).
+ */
+int census_git_json(json_t **out, const char *repo_path, const char *rev,
+		    const char *prefix);
 
 /* ingest.c */
 
@@ -75,6 +84,16 @@ void query_print_text(FILE *fp, json_t *warnings);
 
 /* kwarn warnings --db FILE [--commit REF] [--file F] ... */
 int cmd_warnings(int argc, char **argv);
+
+/* treepath.c */
+
+/*
+ * The collector's cached git repository of the tree of stored commit
+ * COMMIT_SHA ($KWARN_CACHE/trees/.../git), as a new string the caller
+ * frees; NULL (reported) if the commit is not stored, its tree has no
+ * repository (an ingested log) or the repository is not on disk.
+ */
+char *tree_repo_path(sqlite3 *db, const char *commit_sha);
 
 /* run.c */
 
