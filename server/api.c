@@ -23,6 +23,7 @@
 #include "db.h"
 #include "server.h"
 #include "util.h"
+#include "../collector/kwarn.h"
 #include "banned.h"
 
 #define DEFAULT_LIMIT 100
@@ -304,8 +305,11 @@ static struct cache_ent *cache_slot(enum cache_kind kind, long long key,
 	return e;
 }
 
+static void census_cache_free(void);
+
 void api_cache_free(void)
 {
+	census_cache_free();
 	pthread_mutex_lock(&cache_lock);
 	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
 		maint_free(cache[i].maint);
@@ -982,7 +986,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
 		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
 		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
-		    " s.in_change"
+		    " s.in_change, cl.verdict, cl.fix, cl.reason"
 		    /* the page first: the subqueries above run for it only */
 		    " FROM (SELECT s.identity_id AS iid FROM states s"
 		    "  JOIN identities i ON i.id = s.identity_id"
@@ -994,6 +998,8 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
 		    " LEFT JOIN objects o ON o.id = d.object_id"
 		    " LEFT JOIN builds b ON b.id = d.build_id"
+		    " LEFT JOIN classifications cl"
+		    "  ON cl.identity_id = s.identity_id"
 		    " ORDER BY 5, 6, 7, s.identity_id") ||
 	    db_prepare(&nt, db,
 		       "SELECT file, line, col, message, source FROM notes"
@@ -1042,6 +1048,10 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 			    col_str(st, 16));
 		set(w, "fixed", col_str(st, 17));
 		set(w, "reproducer", reproducer(st, 12, 14));
+		/* kwarn classify's verdict on a fall-through, or nulls */
+		set(w, "verdict", col_str(st, 19));
+		set(w, "fix", col_str(st, 20));
+		set(w, "reason", col_str(st, 21));
 		set(w, "notes",
 		    sqlite3_column_type(st, 3) == SQLITE_NULL ?
 			    json_array() :
@@ -1429,10 +1439,11 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		    &st, r->db,
 		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
 		    " d.source, d.message, o.path, i.fingerprint, d.function,"
-		    " d.option"
+		    " d.option, cl.verdict, cl.fix, cl.reason"
 		    " FROM identities i JOIN states s ON s.identity_id = i.id"
 		    " JOIN diagnostics d ON d.id = s.diag_id"
 		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " LEFT JOIN classifications cl ON cl.identity_id = i.id"
 		    " WHERE (i.fingerprint = ?1 OR (?2 AND i.id = ?3))"
 		    " AND (?4 IS NULL OR s.commit_id = ?4)"
 		    " ORDER BY s.commit_id DESC LIMIT 1") ||
@@ -1476,6 +1487,9 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	set(reply->json, "object", col_str(st, 7));
 	set(reply->json, "function", col_str(st, 9));
 	set(reply->json, "option", col_str(st, 10));
+	set(reply->json, "verdict", col_str(st, 11));
+	set(reply->json, "fix", col_str(st, 12));
+	set(reply->json, "reason", col_str(st, 13));
 	set(reply->json, "notes", notes_json(nt, sqlite3_column_int64(st, 1)));
 	lines = json_array();
 	if (!source_text(&text, &from, r->db, p.tree_id, p.sha, file)) {
@@ -1514,6 +1528,162 @@ out:
 	free(file);
 	sqlite3_finalize(st);
 	sqlite3_finalize(nt);
+	point_release(&p);
+	return ret;
+}
+
+/* the marker census of a commit's tree */
+
+/*
+ * Answers by commit sha and path prefix.  A tree at a commit never
+ * changes, so they outlive database changes; a kernel tree takes some
+ * 20 s, so one census is taken at a time and the others wait for it.
+ */
+struct census_ent {
+	char *key; /* "SHA:PATH" */
+	struct blob *blob, *gz;
+	unsigned long used;
+};
+
+static pthread_mutex_t census_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t census_scan_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct census_ent census_cache[16];
+static unsigned long census_clock;
+
+/* The cached answer for KEY into REPLY; 1 if there was one, else 0. */
+static int census_cached(struct api_reply *reply, const char *key)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&census_lock);
+	for (size_t i = 0; i < ARRAY_SIZE(census_cache); i++) {
+		struct census_ent *e = &census_cache[i];
+
+		if (!e->key || strcmp(e->key, key))
+			continue;
+		e->used = ++census_clock;
+		reply->blob = blob_ref(e->blob);
+		reply->gz = e->gz ? blob_ref(e->gz) : NULL;
+		found = 1;
+		break;
+	}
+	pthread_mutex_unlock(&census_lock);
+	return found;
+}
+
+/* Keep REPLY's answer under KEY, in the least recently used slot. */
+static void census_keep(const char *key, const struct api_reply *reply)
+{
+	struct census_ent *e = &census_cache[0];
+
+	pthread_mutex_lock(&census_lock);
+	for (size_t i = 0; i < ARRAY_SIZE(census_cache); i++)
+		if (census_cache[i].used < e->used)
+			e = &census_cache[i];
+	free(e->key);
+	blob_unref(e->blob);
+	blob_unref(e->gz);
+	e->key = xstrdup(key);
+	e->blob = blob_ref(reply->blob);
+	e->gz = reply->gz ? blob_ref(reply->gz) : NULL;
+	e->used = ++census_clock;
+	pthread_mutex_unlock(&census_lock);
+}
+
+static void census_cache_free(void)
+{
+	pthread_mutex_lock(&census_lock);
+	for (size_t i = 0; i < ARRAY_SIZE(census_cache); i++) {
+		free(census_cache[i].key);
+		blob_unref(census_cache[i].blob);
+		blob_unref(census_cache[i].gz);
+		memset(&census_cache[i], 0, sizeof(census_cache[i]));
+	}
+	pthread_mutex_unlock(&census_lock);
+}
+
+/* A ?path= of the tree: relative, no "..", trailing slashes dropped. */
+static int census_prefix(char **out, struct api_reply *reply, const char *s)
+{
+	size_t n;
+
+	*out = NULL;
+	if (!s)
+		return 0;
+	n = strlen(s);
+	while (n && s[n - 1] == '/')
+		n--;
+	if (n > 1024 || s[0] == '/' || strstr(s, "..") || strchr(s, '\\'))
+		return api_fail(reply, 400,
+				"bad parameter 'path': want a directory or"
+				" file of the tree, like drivers/firewire");
+	if (n)
+		*out = xstrndup(s, n);
+	return 0;
+}
+
+int api_commit_census(struct api_reply *reply, const struct api_req *r)
+{
+	struct point p;
+	char *prefix = NULL, *key = NULL, *repo = NULL, *text = NULL;
+	json_t *o = NULL;
+	int ret = -1;
+
+	if (census_prefix(&prefix, reply, api_arg(r, "path")))
+		return -1;
+	if (point_resolve(&p, reply, r, r->args[0])) {
+		free(prefix);
+		return -1;
+	}
+	key = xstrfmt("%s:%s", p.sha, prefix ? prefix : "");
+	if (census_cached(reply, key)) {
+		ret = 0;
+		goto out;
+	}
+	pthread_mutex_lock(&census_scan_lock);
+	/* another request may have taken this census while we waited */
+	if (census_cached(reply, key)) {
+		ret = 0;
+		goto out_unlock;
+	}
+	repo = tree_repo_path(r->db, p.sha);
+	if (!repo) {
+		api_fail(reply, 404,
+			 "the tree of commit '%s' is not in the tree cache",
+			 p.sha);
+		goto out_unlock;
+	}
+	if (census_git_json(&o, repo, p.sha, prefix)) {
+		if (prefix)
+			api_fail(reply, 404, "no path '%s' at commit '%s'",
+				 prefix, p.sha);
+		else
+			api_fail(reply, 404,
+				 "cannot read commit '%s' from the tree cache",
+				 p.sha);
+		goto out_unlock;
+	}
+	/* the cache path is the server's business: name the commit */
+	set(o, "source", jstr(prefix ? key : p.sha));
+	set(o, "commit", jstr(p.sha));
+	set(o, "path", prefix ? jstr(prefix) : json_null());
+	text = json_dumps(o, JSON_COMPACT);
+	if (!text) {
+		api_fail(reply, 500, "cannot encode the census");
+		goto out_unlock;
+	}
+	reply->blob = blob_new(text, strlen(text));
+	reply->gz = blob_gzip(reply->blob);
+	census_keep(key, reply);
+	ret = 0;
+out_unlock:
+	pthread_mutex_unlock(&census_scan_lock);
+out:
+	json_decref(o);
+	free(text);
+	free(repo);
+	free(key);
+	free(prefix);
 	point_release(&p);
 	return ret;
 }

@@ -134,6 +134,7 @@ static const struct {
 	{ "/api/runs/*/burndown", api_burndown, "," },
 	{ "/api/commits/*/warnings", api_commit_warnings,
 	  ",run,state,limit,offset," },
+	{ "/api/commits/*/census", api_commit_census, ",run,path," },
 	{ "/api/warnings", api_warnings,
 	  ",run,commit,file,function,option,subsystem,state,limit,offset," },
 	{ "/api/warnings/*/source", api_warning_source,

@@ -104,6 +104,12 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r);
 int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r);
 int api_boot(struct api_reply *reply, const struct api_req *r);
 int api_trees(struct api_reply *reply, const struct api_req *r);
+/*
+ * GET /api/commits/{id}/census[?path=DIR]: the fall-through marker census
+ * of the tree at that commit (as `kwarn census --format json`), read from
+ * the collector's cached repository; 404 if the tree is not cached.
+ */
+int api_commit_census(struct api_reply *reply, const struct api_req *r);
 
 /* Drop every cache (burn-downs, parsed MAINTAINERS); at shutdown. */
 void api_cache_free(void);
