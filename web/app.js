@@ -78,6 +78,21 @@ function verdict(v) {
 	return el('span', { class: 'verdict-' + v }, v);
 }
 
+// kwarn classify's verdict on a fall-through warning: a badge (red for a
+// likely missing break, grey for a likely intended fall-through), the fix
+// it suggests and why; null when the warning was not classified.
+function classification(w) {
+	if (!w.verdict)
+		return null;
+	const kind = w.verdict === 'likely missing break' ? 'missing-break' :
+		'intended';
+	return el('div', { class: 'classify' },
+		el('span', { class: 'classify-badge ' + kind }, w.verdict),
+		w.fix ? el('span', { class: 'classify-fix' }, 'fix: ',
+			el('code', {}, w.fix)) : null,
+		w.reason ? el('span', { class: 'classify-reason' }, w.reason) : null);
+}
+
 // ---- run selection ----
 
 let runs = [];
@@ -216,6 +231,7 @@ function warningItem(w, extra) {
 			w.file + ':' + w.line + ':' + w.column +
 			(w.function ? ' in ' + w.function + '()' : '') +
 			(w.option ? ' [' + w.option + ']' : '')),
+		classification(w),
 		extra.subject ? el('div', { class: 'where' },
 			'introduced by #' + extra.position + ' ' + extra.subject) : null);
 }
@@ -326,6 +342,7 @@ async function viewWarning(identity, commit) {
 		el('p', { class: 'mono' }, s.file + ':' + s.line + ':' + s.column +
 			(s.function ? ' in ' + s.function + '()' : '') +
 			(s.option ? ' [' + s.option + ']' : '')),
+		classification(s),
 		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
 			s.commit.position + '), source from ' +
 			(s.from === 'db' ? 'the stored diagnostic' : 'the tree (' + s.from + ')')),
