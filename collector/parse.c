@@ -293,13 +293,52 @@ static void file_span(struct parser *p, const char **sp, size_t *np)
 	*np = n;
 }
 
+/*
+ * Drop "dir/../" pairs in place: kbuild compiles amdkfd and AMD display
+ * sources as "drivers/gpu/drm/amd/amdgpu/../amdkfd/x.c", and a warning
+ * must carry one name for one file.  Leading "../" stay.
+ */
+static char *collapse_dotdot(char *path)
+{
+	char *r = path, *w = path;
+
+	while (*r) {
+		char *seg = w;
+		size_t len = strcspn(r, "/");
+
+		if (len == 2 && r[0] == '.' && r[1] == '.' && w > path) {
+			/* back over the previous segment, unless it is ".." */
+			char *prev = w - 1; /* the '/' after it */
+
+			while (prev > path && prev[-1] != '/')
+				prev--;
+			if (!(w - prev == 3 && prev[0] == '.' && prev[1] == '.')) {
+				w = prev;
+				r += len;
+				if (*r == '/')
+					r++;
+				continue;
+			}
+		}
+		memmove(seg, r, len);
+		w = seg + len;
+		r += len;
+		if (*r == '/') {
+			*w++ = '/';
+			r++;
+		}
+	}
+	*w = '\0';
+	return path;
+}
+
 /* A file name, cleaned, into the scratch buffer SB (valid until reused). */
 static char *file_scratch(struct parser *p, struct strbuf *sb, const char *s,
 			  size_t n)
 {
 	file_span(p, &s, &n);
 	strbuf_grow(sb, n + 1);
-	return clean_into(sb->buf, s, n);
+	return collapse_dotdot(clean_into(sb->buf, s, n));
 }
 
 static char *file_dup(struct parser *p, const char *s, size_t n)
@@ -312,7 +351,7 @@ static char *arena_file(struct parser *p, struct arena *a, const char *s,
 			size_t n)
 {
 	file_span(p, &s, &n);
-	return arena_clean(a, s, n);
+	return collapse_dotdot(arena_clean(a, s, n));
 }
 
 /* A quick hash of a file name, eight bytes at a time. */

@@ -950,47 +950,72 @@ static int store_objects(struct run *r, struct build_writer *w)
  */
 static int classify_point(struct run *r, size_t k)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *nt = NULL;
 	int ret = -1;
 
 	if (db_prepare(&st, r->db,
-		       "SELECT s.identity_id, d.file, d.line,"
-		       " (SELECT n.line FROM notes n WHERE n.diag_id = d.id"
-		       "  AND n.message = 'here' ORDER BY n.seq LIMIT 1)"
+		       "SELECT s.identity_id, d.file, d.line, d.id"
 		       " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
 		       " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
 		       " AND d.option = '-Wimplicit-fallthrough='"
 		       " AND NOT EXISTS (SELECT 1 FROM classifications c"
-		       "  WHERE c.identity_id = s.identity_id)"))
-		return -1;
+		       "  WHERE c.identity_id = s.identity_id)") ||
+	    db_prepare(&nt, r->db,
+		       "SELECT file, line, message FROM notes WHERE diag_id = ?"
+		       " ORDER BY seq"))
+		goto out;
 	db_bind_int(st, 1, r->points[k].commit_id, 0);
 	if (db_begin(r->db))
 		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct classify_result res;
-		char *path = xstrfmt("%s/%s", r->tree->src, db_col_text(st, 1));
-		char *text = NULL;
+		char *file = xstrdup(db_col_text(st, 1)), *path, *text = NULL;
+		long warn = sqlite3_column_int(st, 2), here = 0, use = 0;
 		size_t len;
 
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
+		/*
+		 * The fall-through is in the file of the "here" note; when
+		 * GCC points into a macro's header, the case ends at the
+		 * macro's use: the last note in that file before "here".
+		 */
+		db_bind_int(nt, 1, sqlite3_column_int64(st, 3), 0);
+		while (sqlite3_step(nt) == SQLITE_ROW) {
+			const char *nf = db_col_text(nt, 0);
+
+			if (!strcmp(db_col_text(nt, 2), "here")) {
+				here = sqlite3_column_int(nt, 1);
+				if (strcmp(nf, file)) {
+					warn = use;
+					free(file);
+					file = xstrdup(nf);
+				}
+				break;
+			}
+			if (strcmp(nf, file))
+				use = sqlite3_column_int(nt, 1);
+		}
+		sqlite3_reset(nt);
+		path = xstrfmt("%s/%s", r->tree->src, file);
+		if (here > 0 && warn > 0 &&
 		    !util_read_file(&text, &len, path, 64 << 20)) {
-			classify_fallthrough(&res, text, len,
-					     sqlite3_column_int(st, 2),
-					     sqlite3_column_int(st, 3));
+			classify_fallthrough(&res, text, len, warn, here);
 			if (classify_store(r->db, sqlite3_column_int64(st, 0),
 					   &res)) {
 				free(text);
 				free(path);
+				free(file);
 				db_rollback(r->db);
 				goto out;
 			}
 		}
 		free(text);
 		free(path);
+		free(file);
 	}
 	ret = db_commit(r->db);
 out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(nt);
 	return ret;
 }
 
