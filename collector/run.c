@@ -979,20 +979,31 @@ static int classify_point(struct run *r, size_t k)
 		 * macro's use: the last note in that file before "here".
 		 */
 		db_bind_int(nt, 1, sqlite3_column_int64(st, 3), 0);
-		while (sqlite3_step(nt) == SQLITE_ROW) {
-			const char *nf = db_col_text(nt, 0);
+		{
+			char *files[32];
+			long lines[32];
+			int n = 0;
 
-			if (!strcmp(db_col_text(nt, 2), "here")) {
-				here = sqlite3_column_int(nt, 1);
-				if (strcmp(nf, file)) {
-					warn = use;
-					free(file);
-					file = xstrdup(nf);
+			while (n < 32 && sqlite3_step(nt) == SQLITE_ROW) {
+				files[n] = xstrdup(db_col_text(nt, 0));
+				lines[n] = sqlite3_column_int(nt, 1);
+				if (!strcmp(db_col_text(nt, 2), "here")) {
+					here = lines[n];
+					break;
 				}
-				break;
+				n++;
 			}
-			if (strcmp(nf, file))
-				use = sqlite3_column_int(nt, 1);
+			if (here && n < 32 && strcmp(files[n], file)) {
+				for (int i = 0; i < n; i++)
+					if (!strcmp(files[i], files[n]))
+						use = lines[i];
+				warn = use;
+				free(file);
+				file = xstrdup(files[n]);
+			}
+			for (int i = 0; i <= n && i < 32; i++)
+				if (i < n || here)
+					free(files[i]);
 		}
 		sqlite3_reset(nt);
 		path = xstrfmt("%s/%s", r->tree->src, file);
