@@ -943,12 +943,9 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 			goto out;
 	}
 	if (db_prepare(&st, db,
-		       "SELECT d.identity_id, d.file, d.line, n.line "
-		       "FROM diagnostics d JOIN notes n ON n.diag_id = d.id "
+		       "SELECT d.identity_id, MIN(d.id) FROM diagnostics d "
 		       "WHERE d.build_id = ? AND d.identity_id IS NOT NULL "
 		       "AND d.option LIKE '%implicit-fallthrough%' "
-		       "AND n.seq = (SELECT MIN(seq) FROM notes "
-		       "WHERE diag_id = d.id) "
 		       "GROUP BY d.identity_id ORDER BY d.file, d.line"))
 		goto out;
 	db_bind_int(st, 1, build, 0);
@@ -956,14 +953,15 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long long id = sqlite3_column_int64(st, 0);
-		char *file = xstrdup(db_col_text(st, 1));
-		long warn = (long)sqlite3_column_int64(st, 2);
-		long here = (long)sqlite3_column_int64(st, 3);
+		char *file = NULL;
+		long warn = 0, here = 0;
 		struct classify_result r;
 		char *src = NULL;
 		size_t len = 0;
 
-		if (read_source(&src, &len, tree_dir, repo, sha, file)) {
+		if (classify_site(&file, &warn, &here, db,
+				  sqlite3_column_int64(st, 1)) ||
+		    read_source(&src, &len, tree_dir, repo, sha, file)) {
 			failed++;
 		} else {
 			classify_fallthrough(&r, src, len, warn, here);
@@ -1004,6 +1002,66 @@ static void classify_usage(FILE *fp)
 		"       kwarn classify --file FILE.c --warn LINE --here LINE "
 		"[--format json]\n"
 		"       kwarn classify --eval-intended [-v] DIR...\n");
+}
+
+int classify_site(char **file_out, long *warn_out, long *here_out,
+		  sqlite3 *db, long long diag_id)
+{
+	sqlite3_stmt *st = NULL;
+	char *file = NULL, *files[32];
+	long lines[32], warn = 0, here = 0;
+	int n = 0, ret = -1;
+
+	*file_out = NULL;
+	if (db_prepare(&st, db, "SELECT file, line FROM diagnostics WHERE id = ?"))
+		return -1;
+	db_bind_int(st, 1, diag_id, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		file = xstrdup(db_col_text(st, 0));
+		warn = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (!file || db_prepare(&st, db,
+				"SELECT file, line, message FROM notes"
+				" WHERE diag_id = ? ORDER BY seq")) {
+		free(file);
+		return -1;
+	}
+	db_bind_int(st, 1, diag_id, 0);
+	while (n < 32 && sqlite3_step(st) == SQLITE_ROW) {
+		files[n] = xstrdup(db_col_text(st, 0));
+		lines[n] = sqlite3_column_int(st, 1);
+		if (!strcmp(db_col_text(st, 2), "here")) {
+			here = lines[n++];
+			break;
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (here) {
+		const char *hf = files[n - 1];
+
+		if (strcmp(hf, file)) {
+			/* the case ends at the macro's use in that file */
+			warn = 0;
+			for (int i = 0; i < n - 1; i++)
+				if (!strcmp(files[i], hf))
+					warn = lines[i];
+			free(file);
+			file = xstrdup(hf);
+		}
+		if (warn > 0) {
+			*file_out = file;
+			file = NULL;
+			*warn_out = warn;
+			*here_out = here;
+			ret = 0;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	free(file);
+	return ret;
 }
 
 int cmd_classify(int argc, char **argv)

@@ -950,7 +950,7 @@ static int store_objects(struct run *r, struct build_writer *w)
  */
 static int classify_point(struct run *r, size_t k)
 {
-	sqlite3_stmt *st = NULL, *nt = NULL;
+	sqlite3_stmt *st = NULL;
 	int ret = -1;
 
 	if (db_prepare(&st, r->db,
@@ -959,53 +959,22 @@ static int classify_point(struct run *r, size_t k)
 		       " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
 		       " AND d.option = '-Wimplicit-fallthrough='"
 		       " AND NOT EXISTS (SELECT 1 FROM classifications c"
-		       "  WHERE c.identity_id = s.identity_id)") ||
-	    db_prepare(&nt, r->db,
-		       "SELECT file, line, message FROM notes WHERE diag_id = ?"
-		       " ORDER BY seq"))
+		       "  WHERE c.identity_id = s.identity_id)"))
 		goto out;
 	db_bind_int(st, 1, r->points[k].commit_id, 0);
 	if (db_begin(r->db))
 		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct classify_result res;
-		char *file = xstrdup(db_col_text(st, 1)), *path, *text = NULL;
-		long warn = sqlite3_column_int(st, 2), here = 0, use = 0;
+		char *file = NULL, *path, *text = NULL;
+		long warn = 0, here = 0;
 		size_t len;
 
-		/*
-		 * The fall-through is in the file of the "here" note; when
-		 * GCC points into a macro's header, the case ends at the
-		 * macro's use: the last note in that file before "here".
-		 */
-		db_bind_int(nt, 1, sqlite3_column_int64(st, 3), 0);
-		{
-			char *files[32];
-			long lines[32];
-			int n = 0;
-
-			while (n < 32 && sqlite3_step(nt) == SQLITE_ROW) {
-				files[n] = xstrdup(db_col_text(nt, 0));
-				lines[n] = sqlite3_column_int(nt, 1);
-				if (!strcmp(db_col_text(nt, 2), "here")) {
-					here = lines[n];
-					break;
-				}
-				n++;
-			}
-			if (here && n < 32 && strcmp(files[n], file)) {
-				for (int i = 0; i < n; i++)
-					if (!strcmp(files[i], files[n]))
-						use = lines[i];
-				warn = use;
-				free(file);
-				file = xstrdup(files[n]);
-			}
-			for (int i = 0; i <= n && i < 32; i++)
-				if (i < n || here)
-					free(files[i]);
+		if (classify_site(&file, &warn, &here, r->db,
+				  sqlite3_column_int64(st, 3))) {
+			free(file);
+			continue;
 		}
-		sqlite3_reset(nt);
 		path = xstrfmt("%s/%s", r->tree->src, file);
 		if (here > 0 && warn > 0 &&
 		    !util_read_file(&text, &len, path, 64 << 20)) {
@@ -1026,7 +995,6 @@ static int classify_point(struct run *r, size_t k)
 	ret = db_commit(r->db);
 out:
 	sqlite3_finalize(st);
-	sqlite3_finalize(nt);
 	return ret;
 }
 

@@ -76,7 +76,9 @@ int kwarn_nightly_probe(int cmd)
 }
 EOF
 want_line=$(grep -n '		r = 10;' "$tmp/unpack/linux-source-6.1/kernel/panic.c" | cut -d: -f1)
-tar -czf "$tmp/trees/linux-source-6.1.tar.gz" -C "$tmp/unpack" linux-source-6.1
+# the same bytes every time: its import and build stay in the cache
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -c \
+	-C "$tmp/unpack" linux-source-6.1 | gzip -n -1 >"$tmp/trees/linux-source-6.1.tar.gz"
 rm -rf "$tmp/unpack"
 before=$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")
 nightly --trees "$tmp/trees" --series none >"$tmp/n2.txt" 2>"$tmp/n2.err"
