@@ -1362,15 +1362,8 @@ static int finish_run(struct run *r, const char *status, const char *msg)
 
 static void run_release(struct run *r)
 {
-	for (size_t i = 0; i < r->nr_points; i++) {
-		free(r->points[i].subject);
-		free(r->points[i].author);
-		free(r->points[i].patch);
-		free(r->points[i].changed);
-	}
-	free(r->points);
+	run_reset_tree(r);
 	free_list(r->objects, r->nr_objects);
-	free(r->apply_failure);
 	free(r->build_dir);
 	free(r->kdir);
 	free(r->config_name);
@@ -1379,7 +1372,6 @@ static void run_release(struct run *r)
 	free(r->flags);
 	free(r->cc_path);
 	free(r->params);
-	tree_free(r->tree);
 	db_close(r->db);
 }
 
