@@ -249,6 +249,13 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 				       r->launcher ? " " : "");
 	argv[n++] = owned[3] = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d",
 				       r->level);
+	/*
+	 * The level is ours (KCFLAGS comes last and wins), so the tree's
+	 * own Kconfig level only changes every command line: a series that
+	 * moves it (the campaign's Makefile commit, its last patch) would
+	 * rebuild the whole kernel for identical warnings.
+	 */
+	argv[n++] = "CONFIG_CC_IMPLICIT_FALLTHROUGH=";
 	(void)max;
 	return n;
 }
