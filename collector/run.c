@@ -1141,17 +1141,25 @@ out:
 	return ret;
 }
 
-/* The first line of `gcc --version`. */
-static char *compiler_version(const char *kdir)
+/*
+ * The first line of `gcc --version`: part of a run's parameters, so that
+ * a new compiler measures again (kwarn nightly relies on it).
+ */
+static char *compiler_version(void)
 {
 	const char *argv[] = { "gcc", "--version", NULL };
-	char *out = xstrfmt("%s/gcc-version", kdir), *text = NULL, *v;
+	char *out = xstrfmt("%s/gcc-version.%ld", util_cache_dir(),
+			    (long)getpid());
+	char *text = NULL, *v;
 
-	if (util_run(argv, NULL, out, "/dev/null") ||
+	if (util_mkdir_p(util_cache_dir()) ||
+	    util_run(argv, NULL, out, "/dev/null") ||
 	    util_read_file(&text, NULL, out, 1 << 16)) {
+		unlink(out);
 		free(out);
 		return xstrdup("unknown");
 	}
+	unlink(out);
 	text[strcspn(text, "\n")] = '\0';
 	v = xstrdup(text);
 	free(text);
@@ -1304,6 +1312,7 @@ static char *make_params(struct run *r)
 	json_object_set_new(o, "config_base", json_string(r->config_base));
 	json_object_set_new(o, "fragments", frags);
 	json_object_set_new(o, "level", json_integer(r->level));
+	json_object_set_new(o, "compiler", json_string(r->compiler));
 	json_object_set_new(o, "full", json_boolean(r->full));
 	json_object_set_new(o, "boot", json_boolean(r->boot));
 	json_object_set_new(o, "launcher",
@@ -1480,6 +1489,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		}
 		r.config_name = strbuf_detach(&sb, NULL);
 	}
+	r.compiler = compiler_version();
 	r.params = make_params(&r);
 	if (db_begin(r.db))
 		goto out;
@@ -1542,7 +1552,6 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		r.cc_path = xstrfmt("%s/kwarn-cc", self);
 		free(self);
 	}
-	r.compiler = compiler_version(r.kdir);
 	r.flags = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d%s%s", r.level,
 			  r.launcher ? " launcher=" : "",
 			  r.launcher ? r.launcher : "");
