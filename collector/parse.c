@@ -36,8 +36,11 @@ struct arena {
 
 struct ctx_entry {
 	char *file;
+	size_t fcap;
 	unsigned long hash; /* of file, checked before strcmp() */
-	char *value; /* NULL: "At top level" */
+	char *value; /* NULL: "At top level"; else vbuf */
+	char *vbuf; /* reused from value to value: a header a line */
+	size_t vcap;
 	unsigned long seq;
 };
 
@@ -141,7 +144,10 @@ static char *clean_into(char *out, const char *s, size_t n)
 	while (i < n) {
 		size_t l, run = i;
 
-		/* the common case: a run of printable ASCII, 8 bytes at once */
+		/*
+		 * The common case: a run of printable ASCII, checked and
+		 * copied 8 bytes at once (OUT has room: it is as long).
+		 */
 		while (run + 8 <= n) {
 			uint64_t w;
 
@@ -151,13 +157,26 @@ static char *clean_into(char *out, const char *s, size_t n)
 			     (w + 0x0101010101010101ull)) &
 			    0x8080808080808080ull)
 				break;
+			memcpy(o, &w, 8);
+			o += 8;
 			run += 8;
 		}
+		/* the tail: the last 8 bytes at once, overlapping this run */
+		if (run + 8 > n && run < n && n >= i + 8) {
+			uint64_t w;
+
+			memcpy(&w, p + n - 8, 8);
+			if (!(((w - 0x2020202020202020ull) | w |
+			       (w + 0x0101010101010101ull)) &
+			      0x8080808080808080ull)) {
+				memcpy(o - (run - (n - 8)), &w, 8);
+				o += n - run;
+				run = n;
+			}
+		}
 		while (run < n && p[run] >= 0x20 && p[run] < 0x7f)
-			run++;
+			*o++ = (char)p[run++];
 		if (run > i) {
-			memcpy(o, p + i, run - i);
-			o += run - i;
 			i = run;
 			continue;
 		}
@@ -302,6 +321,7 @@ static char *collapse_dotdot(char *path)
 {
 	char *r = path, *w = path;
 
+
 	while (*r) {
 		char *seg = w;
 		size_t len = strcspn(r, "/");
@@ -332,13 +352,33 @@ static char *collapse_dotdot(char *path)
 	return path;
 }
 
+/*
+ * Does S[0..N) hold a ".." after a '/', which collapse_dotdot() would
+ * drop?  Most names do not: their only '.' is the suffix's.  Cleaning
+ * makes no '/' nor '.', so the raw bytes tell.
+ */
+static int has_dotdot(const char *s, size_t n)
+{
+	const char *end = s + n, *d = s;
+
+	while (d < end && (d = memchr(d, '.', (size_t)(end - d))) != NULL) {
+		if (d > s && d[-1] == '/' && d + 1 < end && d[1] == '.')
+			return 1;
+		d++;
+	}
+	return 0;
+}
+
 /* A file name, cleaned, into the scratch buffer SB (valid until reused). */
 static char *file_scratch(struct parser *p, struct strbuf *sb, const char *s,
 			  size_t n)
 {
+	char *f;
+
 	file_span(p, &s, &n);
 	strbuf_grow(sb, n + 1);
-	return collapse_dotdot(clean_into(sb->buf, s, n));
+	f = clean_into(sb->buf, s, n);
+	return has_dotdot(s, n) ? collapse_dotdot(f) : f;
 }
 
 static char *file_dup(struct parser *p, const char *s, size_t n)
@@ -350,8 +390,11 @@ static char *file_dup(struct parser *p, const char *s, size_t n)
 static char *arena_file(struct parser *p, struct arena *a, const char *s,
 			size_t n)
 {
+	char *f;
+
 	file_span(p, &s, &n);
-	return collapse_dotdot(arena_clean(a, s, n));
+	f = arena_clean(a, s, n);
+	return has_dotdot(s, n) ? collapse_dotdot(f) : f;
 }
 
 /* A quick hash of a file name, eight bytes at a time. */
@@ -408,6 +451,22 @@ static struct ctx_entry *ctx_find(struct ctx_map *m, const char *file)
 	return ctx_find_h(m, file, str_hash(file));
 }
 
+/*
+ * Copy S into *BUF (of *CAP bytes), growing it only when S does not fit:
+ * entries are overwritten a few times per diagnostic.  Returns *BUF.
+ */
+static char *copy_into(char **buf, size_t *cap, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (n > *cap) {
+		free(*buf);
+		*cap = n < 64 ? 64 : n;
+		*buf = xmalloc(*cap);
+	}
+	return memcpy(*buf, s, n);
+}
+
 /* Set FILE (whose str_hash() is H) to VALUE in M. */
 static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 		      const char *value, unsigned long seq)
@@ -423,12 +482,10 @@ static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 					old = i;
 			ctx_unslot(m, old);
 			e = &m->e[old];
-			free(e->file);
-			free(e->value);
 		} else {
 			e = &m->e[m->n++];
 		}
-		e->file = xstrdup(file);
+		copy_into(&e->file, &e->fcap, file);
 		e->hash = h;
 		{
 			size_t i = h % CTX_SLOTS;
@@ -440,10 +497,8 @@ static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 	} else if (e->value && value && !strcmp(e->value, value)) {
 		e->seq = seq;
 		return;
-	} else {
-		free(e->value);
 	}
-	e->value = value ? xstrdup(value) : NULL;
+	e->value = value ? copy_into(&e->vbuf, &e->vcap, value) : NULL;
 	e->seq = seq;
 }
 
@@ -457,8 +512,9 @@ static void ctx_clear(struct ctx_map *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		free(m->e[i].file);
-		free(m->e[i].value);
+		free(m->e[i].vbuf);
 	}
+	memset(m->e, 0, sizeof(m->e));
 	m->n = 0;
 	memset(m->slot, 0, sizeof(m->slot));
 }
@@ -544,6 +600,9 @@ static size_t parse_num(const char *s, size_t n, long *out)
 	*out = v;
 	return i;
 }
+
+/* A string literal and its length, for tables of words. */
+#define WORD(lit) { lit, sizeof(lit) - 1 }
 
 static int starts(const char *s, size_t n, const char *lit, size_t litlen)
 {
@@ -783,17 +842,22 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 static int function_header(struct parser *p, const char *file, size_t flen,
 			   const char *rest, size_t n)
 {
-	static const char *const heads[] = {
-		"In function ",
-		"In member function ",
-		"In static member function ",
-		"In constructor ",
-		"In destructor ",
-		"In lambda function",
+	static const struct {
+		const char *word;
+		size_t len;
+	} heads[] = {
+		WORD("In function "),
+		WORD("In member function "),
+		WORD("In static member function "),
+		WORD("In constructor "),
+		WORD("In destructor "),
+		WORD("In lambda function"),
 	};
 	const char *name = NULL;
 	size_t nlen = 0;
 
+	if (!n || (rest[0] != 'I' && rest[0] != 'A'))
+		return 0;
 	if (STARTS(rest, n, "At top level:") ||
 	    STARTS(rest, n, "At global scope:")) {
 		ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
@@ -801,9 +865,9 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 		return 1;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
-		size_t hl = strlen(heads[i]);
+		size_t hl = heads[i].len;
 
-		if (starts(rest, n, heads[i], hl)) {
+		if (starts(rest, n, heads[i].word, hl)) {
 			name = rest + hl;
 			nlen = n - hl;
 			break;
@@ -1129,23 +1193,37 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		p->source_slot = NULL;
 		return;
 	}
-	if (STARTS(s, n, "In file included from ")) {
-		strbuf_reset(&p->chain);
-		chain_line(p, s + 22, n - 22);
-		return;
-	}
-	if (STARTS(s, n, "WARNING: modpost: ")) {
-		add_diag(p, DIAG_MODPOST, NULL, 0, 0, 0, s + 18, n - 18);
-		return;
-	}
-	if (STARTS(s, n, "ERROR: modpost: ")) {
-		add_diag(p, DIAG_ERROR, NULL, 0, 0, 0, s + 7, n - 7);
-		return;
-	}
-	if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
-	    STARTS(s, n, "cc1: some warnings being treated as errors")) {
-		p->stats.werror_lines++;
-		return;
+	/* the whole-line forms, told apart by their first byte */
+	switch (s[0]) {
+	case 'I':
+		if (STARTS(s, n, "In file included from ")) {
+			strbuf_reset(&p->chain);
+			chain_line(p, s + 22, n - 22);
+			return;
+		}
+		break;
+	case 'W':
+		if (STARTS(s, n, "WARNING: modpost: ")) {
+			add_diag(p, DIAG_MODPOST, NULL, 0, 0, 0, s + 18,
+				 n - 18);
+			return;
+		}
+		break;
+	case 'E':
+		if (STARTS(s, n, "ERROR: modpost: ")) {
+			add_diag(p, DIAG_ERROR, NULL, 0, 0, 0, s + 7, n - 7);
+			return;
+		}
+		break;
+	case 'c':
+		if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
+		    STARTS(s, n, "cc1: some warnings being treated as errors")) {
+			p->stats.werror_lines++;
+			return;
+		}
+		break;
+	default:
+		break;
 	}
 	if (diag_line(p, s, n))
 		return;
