@@ -31,6 +31,17 @@ extern char **environ;
 
 #define BOOT_SILENCE_MS 30000
 #define BOOT_TOTAL_MS 120000
+#define BOOT_MEMORY_MB 256
+/*
+ * With modules: amdgpu.ko alone is 20 MB that TCG unpacks, relocates and
+ * initialises without a word on the console; every module of the campaign
+ * config took MODULE_BOOT_MEASURED here (README.md, "--full").
+ */
+#define BOOT_MODULES_SILENCE_MS 120000
+#define BOOT_MODULES_TOTAL_MS 900000
+#define BOOT_MODULES_MEMORY_MB 1024
+/* Failed modules named one by one in a verdict's reason. */
+#define REASON_MODULES 4
 /* Trace symbols kept in a crash fingerprint. */
 #define FINGERPRINT_SYMBOLS 8
 /* Lines after the first crash line searched for its trace. */
@@ -38,6 +49,7 @@ extern char **environ;
 
 static const char marker[] = "KWARN-BOOT-OK nonce=";
 static const char dmesg_prefix[] = "KWARN-DMESG ";
+static const char module_prefix[] = "KWARN-MODULE ";
 
 /* What makes a log a crash, whatever else it says (DESIGN.md). */
 static const char *const crash_patterns[] = {
@@ -412,6 +424,143 @@ static void set_verdict(struct boot_result *out, const char *verdict,
 	out->reason = reason;
 }
 
+static void free_modules(struct boot_result *r)
+{
+	for (size_t i = 0; i < r->nr_modules; i++) {
+		free(r->modules[i].name);
+		free(r->modules[i].message);
+	}
+	free(r->modules);
+	r->modules = NULL;
+	r->nr_modules = 0;
+	r->modules_done = 0;
+}
+
+/* The last module named NAME (LEN bytes), added "unfinished" if none. */
+static struct boot_module *module_get(struct boot_result *r, const char *name,
+				      size_t len, size_t *alloc)
+{
+	struct boot_module *m;
+
+	for (size_t i = r->nr_modules; i-- > 0;)
+		if (strlen(r->modules[i].name) == len &&
+		    !memcmp(r->modules[i].name, name, len))
+			return &r->modules[i];
+	if (r->nr_modules == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 32;
+		r->modules = xrealloc(r->modules, *alloc * sizeof(*r->modules));
+	}
+	m = &r->modules[r->nr_modules++];
+	m->name = xstrndup(name, len);
+	snprintf(m->status, sizeof(m->status), "unfinished");
+	m->message = NULL;
+	return m;
+}
+
+/*
+ * The init's "KWARN-MODULE load|ok|fail NAME[: why]" and "KWARN-MODULE
+ * done" lines, wherever on the line (a printk may come first).
+ */
+static void collect_modules(struct boot_result *out, const struct line *v,
+			    size_t nr)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *p = line_find(&v[i], module_prefix), *end, *name;
+		struct boot_module *m;
+		struct line l;
+		size_t len;
+
+		if (!p)
+			continue;
+		end = v[i].p + v[i].len;
+		l.p = p + strlen(module_prefix);
+		l.len = (size_t)(end - l.p);
+		if (word_is(&l, l.p, "done")) {
+			out->modules_done = 1;
+			continue;
+		}
+		p = memchr(l.p, ' ', l.len);
+		if (!p || p + 1 >= end)
+			continue;
+		name = p + 1;
+		for (len = 0;
+		     name + len < end && name[len] != ' ' && name[len] != ':';)
+			len++;
+		if (!len)
+			continue;
+		if (word_is(&l, l.p, "load")) {
+			m = module_get(out, name, len, &alloc);
+			snprintf(m->status, sizeof(m->status), "unfinished");
+		} else if (word_is(&l, l.p, "ok")) {
+			m = module_get(out, name, len, &alloc);
+			snprintf(m->status, sizeof(m->status), "ok");
+		} else if (word_is(&l, l.p, "fail")) {
+			m = module_get(out, name, len, &alloc);
+			snprintf(m->status, sizeof(m->status), "fail");
+			free(m->message);
+			p = name + len;
+			while (p < end && (*p == ':' || *p == ' '))
+				p++;
+			m->message = p < end ? normalize(p, (size_t)(end - p)) :
+					       NULL;
+		}
+	}
+}
+
+/* 1 if the kernel's "Command line:" asked the init to load modules. */
+static int modules_requested(const struct line *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (line_starts(&v[i], "Command line: ") &&
+		    line_find(&v[i], " kwarn.modules=1"))
+			return 1;
+	return 0;
+}
+
+/* "modules failed to load: a (why); b (why)", or NULL when none did. */
+static char *modules_failed_reason(const struct boot_result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t nr = 0;
+
+	for (size_t i = 0; i < r->nr_modules; i++) {
+		const struct boot_module *m = &r->modules[i];
+
+		if (strcmp(m->status, "fail"))
+			continue;
+		if (++nr > REASON_MODULES)
+			continue;
+		strbuf_addstr(&sb, nr == 1 ? "" : "; ");
+		strbuf_addstr(&sb, m->name);
+		if (m->message)
+			strbuf_addf(&sb, " (%s)", m->message);
+	}
+	if (!nr) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	if (nr > REASON_MODULES)
+		strbuf_addf(&sb, "; and %zu more", nr - REASON_MODULES);
+	{
+		char *s = xstrfmt("%s failed to load: %s",
+				  nr == 1 ? "module" : "modules", sb.buf);
+
+		strbuf_release(&sb);
+		return s;
+	}
+}
+
+/* The module being loaded when the log ended, or NULL. */
+static const char *module_unfinished(const struct boot_result *r)
+{
+	for (size_t i = r->nr_modules; i-- > 0;)
+		if (!strcmp(r->modules[i].status, "unfinished"))
+			return r->modules[i].name;
+	return NULL;
+}
+
 int boot_verdict(struct boot_result *out, const char *log, size_t len,
 		 const char *nonce, int exit_status, int timed_out, int silent)
 {
@@ -426,6 +575,7 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 	free(out->kernel_version);
 	out->kernel_version = NULL;
 	free_warnings(out);
+	free_modules(out);
 	if (nonce != out->nonce)
 		snprintf(out->nonce, sizeof(out->nonce), "%s",
 			 nonce ? nonce : "");
@@ -452,6 +602,7 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 	if (marker_version)
 		free(banner);
 	collect_warnings(out, v, nr);
+	collect_modules(out, v, nr);
 
 	when = marked ? "after" : "before";
 	crash = first_crash_line(v, nr);
@@ -483,7 +634,16 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 				    exit_status, *first ? ": " : "", first));
 		free(first);
 	} else if (marked && exit_status == 0) {
-		set_verdict(out, "pass", NULL);
+		char *why = modules_failed_reason(out);
+
+		if (why)
+			set_verdict(out, "fail", why);
+		else if (!out->modules_done && modules_requested(v, nr))
+			set_verdict(out, "fail",
+				    xstrdup("the init never finished loading "
+					    "the modules"));
+		else
+			set_verdict(out, "pass", NULL);
 	} else if (marked) {
 		set_verdict(out, "fail",
 			    xstrfmt("qemu exited with status %d after the "
@@ -497,6 +657,14 @@ int boot_verdict(struct boot_result *out, const char *log, size_t len,
 			    xstrfmt("exited (status %d) without the init's "
 				    "marker",
 				    exit_status));
+	}
+	if (module_unfinished(out) && strcmp(out->verdict, "pass")) {
+		char *r = xstrfmt("%s (while loading module %s)",
+				  out->reason ? out->reason : out->verdict,
+				  module_unfinished(out));
+
+		free(out->reason);
+		out->reason = r;
 	}
 	free(stale);
 	free(v);
@@ -512,6 +680,7 @@ void boot_result_release(struct boot_result *r)
 	free(r->kernel_version);
 	free(r->log);
 	free_warnings(r);
+	free_modules(r);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -610,6 +779,7 @@ static int spawn_piped(pid_t *pid_out, int *fd_out, char *const *argv,
 
 struct qemu_run {
 	const char *qemu, *accel, *kernel, *initramfs, *append;
+	char memory[16]; /* -m, in MB */
 	int silence_ms, total_ms;
 };
 
@@ -622,7 +792,7 @@ static int qemu_run(struct boot_result *out, const struct qemu_run *q)
 	const char *argv[] = {
 		q->qemu,      "-nographic",
 		"-no-reboot", "-m",
-		"256",	      "-nic",
+		q->memory,    "-nic",
 		"none", /* no NIC: no iPXE option ROM to load */
 		"-accel",     q->accel,
 		"-cpu",	      !strcmp(q->accel, "kvm") ? "host" : "max",
@@ -730,8 +900,16 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 
 	memset(out, 0, sizeof(*out));
 	q.qemu = o->qemu ? o->qemu : "qemu-system-x86_64";
-	q.silence_ms = o->silence_ms > 0 ? o->silence_ms : BOOT_SILENCE_MS;
-	q.total_ms = o->total_ms > 0 ? o->total_ms : BOOT_TOTAL_MS;
+	q.silence_ms = o->silence_ms > 0 ? o->silence_ms :
+		       o->modules_dir	 ? BOOT_MODULES_SILENCE_MS :
+					   BOOT_SILENCE_MS;
+	q.total_ms = o->total_ms > 0 ? o->total_ms :
+		     o->modules_dir  ? BOOT_MODULES_TOTAL_MS :
+				       BOOT_TOTAL_MS;
+	snprintf(q.memory, sizeof(q.memory), "%d",
+		 o->memory_mb > 0 ? o->memory_mb :
+		 o->modules_dir	  ? BOOT_MODULES_MEMORY_MB :
+				    BOOT_MEMORY_MB);
 	q.kernel = o->kernel;
 	if (make_nonce(out->nonce))
 		goto out;
@@ -791,11 +969,45 @@ out:
 	return ret;
 }
 
+/* One boot_modules row per module of R. */
+static int store_modules(sqlite3 *db, long long boot_id,
+			 const struct boot_result *r)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (!r->nr_modules)
+		return 0;
+	if (db_prepare(&st, db,
+		       "INSERT OR REPLACE INTO boot_modules"
+		       " (boot_id, name, status, message) VALUES (?, ?, ?, ?)"))
+		return -1;
+	for (size_t i = 0; i < r->nr_modules; i++) {
+		const struct boot_module *m = &r->modules[i];
+
+		if (db_bind_int(st, 1, boot_id, 0) ||
+		    db_bind_text(st, 2, m->name) ||
+		    db_bind_text(st, 3, m->status) ||
+		    db_bind_text(st, 4, m->message) ||
+		    sqlite3_step(st) != SQLITE_DONE) {
+			error("cannot store module '%s' of boot %lld: %s",
+			      m->name, boot_id, sqlite3_errmsg(db));
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int boot_store(long long *out, sqlite3 *db, long long build_id,
 	       const struct boot_result *r)
 {
 	sqlite3_stmt *st = NULL;
 	unsigned char *z = NULL;
+	long long boot_id;
 	uLongf zlen = 0;
 	int ret = -1;
 
@@ -832,8 +1044,11 @@ int boot_store(long long *out, sqlite3 *db, long long build_id,
 		      sqlite3_errmsg(db));
 		goto out;
 	}
+	boot_id = sqlite3_last_insert_rowid(db);
+	if (store_modules(db, boot_id, r))
+		goto out;
 	if (out)
-		*out = sqlite3_last_insert_rowid(db);
+		*out = boot_id;
 	ret = 0;
 out:
 	sqlite3_finalize(st);
@@ -847,9 +1062,10 @@ static void boot_usage(void)
 		"usage: kwarn boot --kernel BZIMAGE [--initramfs FILE] "
 		"[--qemu BIN]\n"
 		"                  [--silence S] [--timeout S] [--modules DIR]"
-		" [--accel kvm|tcg]\n"
-		"                  [--init FILE] [--variant normal|no-init|sleep]"
-		" [--log FILE]\n"
+		" [--memory MB]\n"
+		"                  [--accel kvm|tcg]"
+		" [--init FILE] [--variant normal|no-init|sleep]\n"
+		"                  [--log FILE]\n"
 		"       kwarn boot --db FILE --build ID [options]\n");
 }
 
@@ -889,6 +1105,7 @@ int cmd_boot(int argc, char **argv)
 		{ "silence", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "modules", required_argument, NULL, 'm' },
+		{ "memory", required_argument, NULL, 'M' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "init", required_argument, NULL, 'I' },
 		{ "variant", required_argument, NULL, 'V' },
@@ -932,6 +1149,13 @@ int cmd_boot(int argc, char **argv)
 			break;
 		case 'm':
 			bo.modules_dir = optarg;
+			break;
+		case 'M':
+			if (util_parse_long(&secs, optarg, 64, 65536)) {
+				error("bad memory size '%s' (MB)", optarg);
+				goto out;
+			}
+			bo.memory_mb = (int)secs;
 			break;
 		case 'a':
 			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
@@ -1003,6 +1227,22 @@ int cmd_boot(int argc, char **argv)
 	putchar('\n');
 	if (r.fingerprint)
 		printf("fingerprint:\n%s\n", r.fingerprint);
+	if (r.nr_modules || bo.modules_dir) {
+		size_t nok = 0;
+
+		for (size_t i = 0; i < r.nr_modules; i++)
+			nok += !strcmp(r.modules[i].status, "ok");
+		printf("modules: %zu ok, %zu not%s\n", nok, r.nr_modules - nok,
+		       r.modules_done ? "" : " (unfinished)");
+		for (size_t i = 0; i < r.nr_modules; i++)
+			if (strcmp(r.modules[i].status, "ok"))
+				printf("module %s %s%s%s\n",
+				       r.modules[i].status, r.modules[i].name,
+				       r.modules[i].message ? ": " : "",
+				       r.modules[i].message ?
+					       r.modules[i].message :
+					       "");
+	}
 	for (size_t i = 0; i < r.nr_warnings; i++)
 		printf("boot warning: %s:%ld: %s: %s\n",
 		       r.warnings[i].file ? r.warnings[i].file : "-",

@@ -56,11 +56,24 @@ struct boot_opts {
 	const char *kernel; /* bzImage */
 	const char *initramfs; /* NULL: build the default one */
 	const char *qemu; /* binary, default "qemu-system-x86_64" */
-	const char *modules_dir; /* loaded at boot (kwarn.modules=1), or NULL */
-	int silence_ms; /* 0: 30 s */
-	int total_ms; /* 0: 120 s */
+	/*
+	 * Packed as /lib/modules and loaded by the init (kwarn.modules=1),
+	 * or NULL: what `make modules_install` put in INSTALL_MOD_PATH's
+	 * lib/modules.
+	 */
+	const char *modules_dir;
+	int silence_ms; /* 0: 30 s, 120 s with modules */
+	int total_ms; /* 0: 120 s, 900 s with modules */
+	int memory_mb; /* 0: 256 MB, 1024 MB with modules */
 	const char *extra_append; /* appended to the kernel command line */
 	const char *accel; /* "kvm", "tcg", or NULL: KVM when usable */
+};
+
+/* One module the init tried to load (its KWARN-MODULE lines). */
+struct boot_module {
+	char *name; /* file name without .ko: "firewire-core" */
+	char status[12]; /* ok fail unfinished (load began, no result) */
+	char *message; /* modprobe's (or insmod's) error, or NULL */
 };
 
 struct boot_result {
@@ -80,6 +93,13 @@ struct boot_result {
 	 */
 	struct diag *warnings;
 	size_t nr_warnings;
+	/*
+	 * The modules of a boot with kwarn.modules=1, in the init's order.
+	 * A pass needs every one "ok" and the init's "KWARN-MODULE done".
+	 */
+	struct boot_module *modules;
+	size_t nr_modules;
+	int modules_done; /* the init said it tried them all */
 };
 
 /* The longest serial log kept; more is read and dropped. */
@@ -97,15 +117,19 @@ int boot_run(struct boot_result *out, const struct boot_opts *o);
  * Judge LOG (LEN bytes) of a boot started with NONCE that ended with
  * EXIT_STATUS (QEMU's, 0..255 or 128+signal), TIMED_OUT (total timeout)
  * or SILENT (silence timeout).  Pure.  Fills verdict, reason,
- * fingerprint, kernel_version, nonce and warnings of *out, freeing what
- * those held; leaves the log, accel and duration alone.  Returns 0.
+ * fingerprint, kernel_version, nonce, warnings and modules of *out,
+ * freeing what those held; leaves the log, accel and duration alone.
+ * A boot that would pass is "fail" when a module failed to load, naming
+ * it, or when the kernel command line asked for modules and the init
+ * never said it was done with them.  Returns 0.
  */
 int boot_verdict(struct boot_result *out, const char *log, size_t len,
 		 const char *nonce, int exit_status, int timed_out, int silent);
 
 /*
- * Insert a boots row for BUILD_ID from R, the log zlib-compressed, and
- * put its id in *out (may be NULL).  Returns 0 or -1 (reported).
+ * Insert a boots row for BUILD_ID from R, the log zlib-compressed, and a
+ * boot_modules row per module, and put the boot's id in *out (may be
+ * NULL).  Returns 0 or -1 (reported).
  */
 int boot_store(long long *out, sqlite3 *db, long long build_id,
 	       const struct boot_result *r);

@@ -46,6 +46,28 @@ static char *unescape(const char *s)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* "module NAME STATUS" or "module_message NAME MESSAGE" against R. */
+static void check_module(const char *name, const struct boot_result *r,
+			 const char *key, const char *v)
+{
+	const char *sp = strchr(v, ' ');
+	const struct boot_module *m = NULL;
+	size_t n = sp ? (size_t)(sp - v) : strlen(v);
+
+	for (size_t i = 0; i < r->nr_modules; i++)
+		if (strlen(r->modules[i].name) == n &&
+		    !strncmp(r->modules[i].name, v, n))
+			m = &r->modules[i];
+	if (!strcmp(key, "module"))
+		ok(m && sp && !strcmp(m->status, sp + 1),
+		   "%s: module %.*s is %s", name, (int)n, v,
+		   m ? m->status : "missing");
+	else
+		ok(m && sp && m->message && !strcmp(m->message, sp + 1),
+		   "%s: module %.*s says '%s'", name, (int)n, v,
+		   m ? str_or(m->message) : "-");
+}
+
 static void check_expectation(const char *name, const struct boot_result *r,
 			      const char *key, const char *val)
 {
@@ -55,6 +77,17 @@ static void check_expectation(const char *name, const struct boot_result *r,
 	if (!strcmp(key, "verdict"))
 		ok(!strcmp(r->verdict, v), "%s: verdict '%s' (want '%s')", name,
 		   r->verdict, v);
+	else if (!strcmp(key, "reason"))
+		ok(r->reason && !strcmp(r->reason, v), "%s: reason '%s'", name,
+		   str_or(r->reason));
+	else if (!strcmp(key, "modules"))
+		ok(r->nr_modules == strtoul(v, NULL, 10),
+		   "%s: %zu modules (want %s)", name, r->nr_modules, v);
+	else if (!strcmp(key, "modules_done"))
+		ok(r->modules_done == (int)strtol(v, NULL, 10),
+		   "%s: modules_done %d (want %s)", name, r->modules_done, v);
+	else if (!strcmp(key, "module") || !strcmp(key, "module_message"))
+		check_module(name, r, key, v);
 	else if (!strcmp(key, "reason~"))
 		ok(r->reason && strstr(r->reason, v),
 		   "%s: reason '%s' has '%s'", name, str_or(r->reason), v);
