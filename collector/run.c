@@ -1005,19 +1005,66 @@ out:
 	return ret;
 }
 
+/*
+ * --full: make modules_install into B/.kwarn/modroot, emptied first so
+ * that a module the point dropped is not booted, stripped of debug
+ * information (a config with DEBUG_INFO would pack hundreds of MB), and
+ * depmod'ed by the kernel's own scripts/depmod.sh.  *out gets
+ * modroot/lib/modules, the directory the boot packs as /lib/modules.  Returns make's status (0
+ * when installed), or -1 on errors (reported) or when interrupted.
+ */
+static int install_modules(struct run *r, size_t k, const char *log,
+			   char **out)
+{
+	const char *argv[64];
+	char *owned[4] = { NULL }, *root = xstrfmt("%s/modroot", r->kdir);
+	char *root_arg = xstrfmt("INSTALL_MOD_PATH=%s", root);
+	size_t n;
+	int rc = -1;
+
+	*out = NULL;
+	if (util_is_dir(root) && util_rm_rf(root))
+		goto out;
+	n = make_argv(r, argv, ARRAY_SIZE(argv), owned);
+	argv[n++] = "modules_install";
+	argv[n++] = root_arg;
+	argv[n++] = "INSTALL_MOD_STRIP=1";
+	argv[n] = NULL;
+	rc = run_make(r, k, argv, log);
+	if (rc > 0) {
+		warning("point %zu: make modules_install failed (status %d)",
+			k, rc);
+	} else if (!rc) {
+		*out = xstrfmt("%s/lib/modules", root);
+		if (!util_is_dir(*out)) {
+			warning("point %zu: make modules_install left no '%s'",
+				k, *out);
+			free(*out);
+			*out = NULL;
+			rc = 1;
+		}
+	}
+out:
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
+	free(root);
+	free(root_arg);
+	return interrupted ? -1 : rc;
+}
+
 static int build_point(struct run *r, size_t k)
 {
 	struct point *p = &r->points[k];
 	const char *argv[4096];
 	char *owned[4] = { NULL }, *log = NULL, *cap = NULL, *image = NULL;
 	char **stale = NULL, *tail = NULL, *targets = NULL, *save = NULL;
-	char *pointfile = NULL, *was = NULL;
+	char *pointfile = NULL, *was = NULL, *mods = NULL;
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	struct boot_result boot;
 	int64_t t0;
 	size_t n, base, nstale = 0;
-	int rc, rc2 = 0, ret = -1, booted = 0;
+	int rc, rc2 = 0, rc3 = 0, ret = -1, booted = 0;
 	long long build_id;
 
 	memset(&boot, 0, sizeof(boot));
@@ -1081,8 +1128,13 @@ static int build_point(struct run *r, size_t k)
 		if (n > base + 1)
 			rc2 = run_make(r, k, argv, log);
 	}
+	if (!rc && !interrupted && r->full && !r->targets) {
+		/* the same command line as the build: nothing recompiles */
+		progress(r, k, "installing modules");
+		rc3 = install_modules(r, k, log, &mods);
+	}
 	unsetenv("KWARN_CAPTURE_DIR");
-	if (interrupted || rc < 0)
+	if (interrupted || rc < 0 || rc3 < 0)
 		goto out;
 	bi.wall_ms = util_now_ms() - t0;
 	bi.config_name = r->config_name;
@@ -1090,8 +1142,8 @@ static int build_point(struct run *r, size_t k)
 	bi.compiler = r->compiler;
 	bi.flags = r->flags;
 	bi.level = r->level;
-	bi.status = rc || rc2 ? "failed" : "ok";
-	if (rc || rc2)
+	bi.status = rc || rc2 || rc3 ? "failed" : "ok";
+	if (rc || rc2 || rc3)
 		bi.log_tail = tail = file_tail(log, 30);
 	image = xstrfmt("%s/arch/x86/boot/bzImage", r->build_dir);
 	if (!rc && !access(image, R_OK))
@@ -1101,6 +1153,7 @@ static int build_point(struct run *r, size_t k)
 
 		progress(r, k, "booting");
 		bo.kernel = image;
+		bo.modules_dir = mods; /* NULL unless --full installed them */
 		bo.silence_ms = r->silence_s * 1000;
 		bo.total_ms = r->timeout_s * 1000;
 		booted = !boot_run(&boot, &bo);
@@ -1119,7 +1172,7 @@ static int build_point(struct run *r, size_t k)
 	promote_captures(r);
 	if (classify_point(r, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
-	if (rc || rc2)
+	if (rc || rc2 || rc3)
 		warning("point %zu (%s) did not build: see '%s'", k,
 			p->subject, log);
 	ret = 0;
@@ -1138,6 +1191,7 @@ out:
 	free(targets);
 	free(pointfile);
 	free(was);
+	free(mods);
 	return ret;
 }
 
@@ -1668,8 +1722,9 @@ int cmd_run(int argc, char **argv)
 	r.jobs = 0; /* 0: from the launcher's hosts, else 2 */
 	r.boot = 1;
 	r.config_base = "tinyconfig";
-	r.silence_s = 30;
-	r.timeout_s = 120;
+	/* 0: boot.c's limits, longer when --full boots with modules */
+	r.silence_s = 0;
+	r.timeout_s = 0;
 	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
