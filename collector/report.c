@@ -56,6 +56,29 @@ static json_t *point_counts(sqlite3 *db, long long commit_id)
 	return o;
 }
 
+/*
+ * {"ok": N, "failed": N, "failed_names": [...]} from columns AT.. of ST,
+ * or null for a boot without modules (not --full, or no boot).
+ */
+static json_t *boot_modules(sqlite3_stmt *st, int at)
+{
+	long long ok = sqlite3_column_int64(st, at);
+	long long failed = sqlite3_column_int64(st, at + 1);
+	json_t *o, *names;
+
+	if (!ok && !failed)
+		return json_null();
+	names = json_loads(db_col_text(st, at + 2), 0, NULL);
+	o = json_object();
+	json_object_set_new(o, "ok", json_integer(ok));
+	json_object_set_new(o, "failed", json_integer(failed));
+	json_object_set_new(o, "failed_names",
+			    json_is_array(names) ? names : json_array());
+	if (names && !json_is_array(names))
+		json_decref(names);
+	return o;
+}
+
 int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 {
 	sqlite3_stmt *st = NULL, *bt = NULL;
@@ -72,7 +95,13 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 	    db_prepare(&bt, db,
 		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
 		       " replace(b.image, '/arch/x86/boot/bzImage', ''),"
-		       " bo.verdict, bo.duration_ms, bo.reason"
+		       " bo.verdict, bo.duration_ms, bo.reason,"
+		       " (SELECT COUNT(*) FROM boot_modules m"
+		       "  WHERE m.boot_id = bo.id AND m.status = 'ok'),"
+		       " (SELECT COUNT(*) FROM boot_modules m"
+		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
+		       " (SELECT json_group_array(m.name) FROM boot_modules m"
+		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok')"
 		       " FROM builds b LEFT JOIN boots bo ON bo.id ="
 		       " (SELECT MAX(id) FROM boots WHERE build_id = b.id)"
 		       " WHERE b.id = ?"))
@@ -133,6 +162,12 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 					json_null() :
 					json_integer(sqlite3_column_int64(bt,
 									  5)));
+			json_object_set_new(
+				e, "boot_reason",
+				sqlite3_column_type(bt, 6) == SQLITE_NULL ?
+					json_null() :
+					json_string(db_col_text(bt, 6)));
+			json_object_set_new(e, "modules", boot_modules(bt, 7));
 		}
 		sqlite3_reset(bt);
 		if (query_warnings(&warnings, db, &f))
@@ -212,10 +247,10 @@ static void bar(FILE *fp, long long n, long long max)
 int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 		     const char *format)
 {
-	json_t *arr = NULL, *e, *w;
+	json_t *arr = NULL, *e, *w, *mods;
 	size_t i, j;
 	long long max = 0;
-	int summary = !strcmp(format, "summary");
+	int summary = !strcmp(format, "summary"), with_modules = 0;
 
 	if (report_run_json(&arr, db, run_id))
 		return -1;
@@ -233,6 +268,8 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 	{
 		if (jint(e, "warnings") > max)
 			max = jint(e, "warnings");
+		if (json_is_object(json_object_get(e, "modules")))
+			with_modules = 1;
 	}
 	if (!summary) {
 		json_array_foreach(arr, i, e)
@@ -252,6 +289,12 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 				json_is_string(json_object_get(e, "verdict")) ?
 					jstr(e, "verdict") :
 					"-");
+			mods = json_object_get(e, "modules");
+			if (json_is_object(mods))
+				fprintf(fp, "   modules: %lld loaded, %lld failed\n",
+					jint(mods, "ok"), jint(mods, "failed"));
+			if (*jstr(e, "boot_reason"))
+				fprintf(fp, "   boot: %s\n", jstr(e, "boot_reason"));
 			json_array_foreach(json_object_get(e, "warnings_list"),
 					   j, w)
 			{
@@ -268,7 +311,8 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 			fputc('\n', fp);
 		}
 	}
-	fprintf(fp, "burn-down (run %lld):\n", run_id);
+	fprintf(fp, "burn-down (run %lld%s):\n", run_id,
+		with_modules ? "; boot, then modules loaded/failed" : "");
 	json_array_foreach(arr, i, e)
 	{
 		fprintf(fp, "%3lld %.12s %5lld +%-3lld -%-3lld %-6s ",
@@ -277,6 +321,12 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 			json_is_string(json_object_get(e, "verdict")) ?
 				jstr(e, "verdict") :
 				"-");
+		mods = json_object_get(e, "modules");
+		if (with_modules && json_is_object(mods))
+			fprintf(fp, "%4lld/%-3lld ", jint(mods, "ok"),
+				jint(mods, "failed"));
+		else if (with_modules)
+			fprintf(fp, "%4s/%-3s ", "-", "-");
 		bar(fp, jint(e, "warnings"), max);
 		fprintf(fp, " %.50s\n", jstr(e, "subject"));
 	}

@@ -1243,6 +1243,57 @@ out:
 
 /* boots */
 
+/*
+ * "modules" of REPLY's boot BOOT_ID: null when it loaded none (no --full),
+ * else {"ok", "failed", "list": [{"name", "status", "message"}]} in the
+ * init's order.  Returns 0 or -1 with the reply set to the error.
+ */
+static int boot_modules_json(struct api_reply *reply, sqlite3 *db,
+			     long long boot_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *list = json_array();
+	long long ok = 0;
+	int rc;
+
+	if (db_prepare(&st, db,
+		       "SELECT name, status, message FROM boot_modules"
+		       " WHERE boot_id = ? ORDER BY rowid")) {
+		json_decref(list);
+		return db_fail(reply, db);
+	}
+	db_bind_int(st, 1, boot_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *m = json_object();
+
+		set(m, "name", col_str(st, 0));
+		set(m, "status", col_str(st, 1));
+		set(m, "message", col_str(st, 2));
+		ok += !strcmp(db_col_text(st, 1), "ok");
+		json_array_append_new(list, m);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		return db_fail(reply, db);
+	}
+	if (!json_array_size(list)) {
+		json_decref(list);
+		set(reply->json, "modules", json_null());
+		return 0;
+	}
+	{
+		json_t *o = json_object();
+
+		set(o, "ok", json_integer(ok));
+		set(o, "failed",
+		    json_integer((json_int_t)json_array_size(list) - ok));
+		set(o, "list", list);
+		set(reply->json, "modules", o);
+	}
+	return 0;
+}
+
 int api_boot(struct api_reply *reply, const struct api_req *r)
 {
 	sqlite3_stmt *st = NULL;
@@ -1284,6 +1335,8 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 	set(reply->json, "kernel_version", col_str(st, 8));
 	set(reply->json, "fingerprint", col_str(st, 9));
 	set(reply->json, "created_at", col_int(st, 10));
+	if (boot_modules_json(reply, r->db, sqlite3_column_int64(st, 1)))
+		goto out;
 	if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
 		set(reply->json, "log", json_null());
 	} else {
