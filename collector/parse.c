@@ -321,7 +321,6 @@ static char *collapse_dotdot(char *path)
 {
 	char *r = path, *w = path;
 
-
 	while (*r) {
 		char *seg = w;
 		size_t len = strcspn(r, "/");
@@ -602,7 +601,10 @@ static size_t parse_num(const char *s, size_t n, long *out)
 }
 
 /* A string literal and its length, for tables of words. */
-#define WORD(lit) { lit, sizeof(lit) - 1 }
+#define WORD(lit)                    \
+	{                            \
+		lit, sizeof(lit) - 1 \
+	}
 
 static int starts(const char *s, size_t n, const char *lit, size_t litlen)
 {
@@ -1217,7 +1219,8 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		break;
 	case 'c':
 		if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
-		    STARTS(s, n, "cc1: some warnings being treated as errors")) {
+		    STARTS(s, n,
+			   "cc1: some warnings being treated as errors")) {
 			p->stats.werror_lines++;
 			return;
 		}
