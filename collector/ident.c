@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,28 @@ void ident_key_release(struct ident_key *k)
 	k->note_target = NULL;
 }
 
+/*
+ * SHA-256, fetched once: EVP_sha256() makes every EVP_DigestInit_ex()
+ * look the algorithm up again, a tenth of the time of a large ingest,
+ * which hashes twice per warning.  Never freed: it lives as long as the
+ * program.
+ */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+static const EVP_MD *ident_sha256(void)
+{
+	pthread_once(&sha256_once, sha256_fetch);
+	if (!sha256_md)
+		die("cannot load sha256 from libcrypto");
+	return sha256_md;
+}
+
 void ident_key_hash(unsigned char out[32], const struct ident_key *k)
 {
 	const char *parts[] = { k->kind,   k->file,    k->function,
@@ -110,7 +134,7 @@ void ident_key_hash(unsigned char out[32], const struct ident_key *k)
 
 	if (!ctx)
 		die("out of memory");
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestInit_ex(ctx, ident_sha256(), NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
 		/* "\1" marks NULL, so that NULL and "" differ */
 		if (parts[i])
@@ -125,9 +149,35 @@ void ident_key_hash(unsigned char out[32], const struct ident_key *k)
 void ident_fingerprint(char out[65], const unsigned char keyhash[32],
 		       long ordinal)
 {
-	unsigned char buf[32 + 24];
+	static const char digits[] = "0123456789abcdef";
+	unsigned char buf[32 + 24], md[32];
 	int n = snprintf((char *)buf + 32, 24, "#%ld", ordinal);
 
 	memcpy(buf, keyhash, 32);
-	util_sha256_hex(out, buf, 32 + (size_t)n);
+	/* util_sha256_hex(), without its look-up of the algorithm */
+	EVP_Digest(buf, 32 + (size_t)n, md, NULL, ident_sha256(), NULL);
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = digits[md[i] >> 4];
+		out[2 * i + 1] = digits[md[i] & 15];
+	}
+	out[64] = '\0';
+}
+
+int ident_fingerprint_key(long long *out, const char *fp)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 16; i++) {
+		char c = fp[i];
+
+		if (c >= '0' && c <= '9')
+			k = k << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			k = k << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return -1;
+	}
+	/* two's complement, as SQLite's << and | make it in 0005 */
+	memcpy(out, &k, sizeof(*out));
+	return 0;
 }

@@ -47,4 +47,12 @@ void ident_key_hash(unsigned char out[32], const struct ident_key *k);
 void ident_fingerprint(char out[65], const unsigned char keyhash[32],
 		       long ordinal);
 
+/*
+ * The integer key of a hex fingerprint into *out: its first 64 bits (16
+ * hex digits, big-endian) as a signed integer, which the identities
+ * table indexes as fp_key.  Returns 0, or -1 when FP does not start with
+ * 16 lower-case hex digits.
+ */
+int ident_fingerprint_key(long long *out, const char *fp);
+
 #endif

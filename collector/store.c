@@ -101,6 +101,60 @@ static void hmap_free(struct hmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * Object path -> id, for the build being written: diagnostics name their
+ * object far more often than there are objects, and a look-up here costs
+ * less than the SELECT it saves.  Direct-mapped and of fixed size, so
+ * that a build of 100,000 objects stays within its memory: a diagnostic's
+ * object is mostly one of those of the last few lines.
+ */
+#define OBJCACHE_SLOTS 1024
+
+struct objcache_entry {
+	char *path; /* NULL when free */
+	long long id;
+};
+
+struct objcache {
+	struct objcache_entry e[OBJCACHE_SLOTS];
+};
+
+static struct objcache_entry *objcache_slot(struct objcache *c,
+					    const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (const char *s = path; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return &c->e[(h ^ (h >> 32)) % OBJCACHE_SLOTS];
+}
+
+/* The id of PATH, or -1 when it is not in the cache. */
+static long long objcache_get(struct objcache *c, const char *path)
+{
+	struct objcache_entry *e = objcache_slot(c, path);
+
+	return e->path && !strcmp(e->path, path) ? e->id : -1;
+}
+
+static void objcache_put(struct objcache *c, const char *path, long long id)
+{
+	struct objcache_entry *e = objcache_slot(c, path);
+
+	if (!e->path || strcmp(e->path, path)) {
+		free(e->path);
+		e->path = xstrdup(path);
+	}
+	e->id = id;
+}
+
+static void objcache_clear(struct objcache *c)
+{
+	for (size_t i = 0; i < OBJCACHE_SLOTS; i++)
+		free(c->e[i].path);
+	memset(c, 0, sizeof(*c));
+}
+
 enum {
 	ST_DIAG,
 	ST_NOTE,
@@ -121,9 +175,10 @@ static const char *const stmt_sql[ST_MAX] = {
 		    " source) VALUES (?,?,?,?,?,?,?)",
 	/* looked up first: most identities exist from an earlier build */
 	[ST_IDENT] = "INSERT INTO identities(fingerprint, kind, file, function,"
-		     " option, message, note_target, ordinal)"
-		     " VALUES (?,?,?,?,?,?,?,?)",
-	[ST_IDENT_GET] = "SELECT id FROM identities WHERE fingerprint = ?",
+		     " option, message, note_target, ordinal, fp_key)"
+		     " VALUES (?,?,?,?,?,?,?,?,?)",
+	[ST_IDENT_GET] = "SELECT id FROM identities WHERE fp_key = ?"
+			 " AND fingerprint = ?",
 	[ST_OBJECT] =
 		"INSERT INTO objects(build_id, path, state) VALUES (?,?,?)"
 		" ON CONFLICT(build_id, path) DO UPDATE"
@@ -143,8 +198,7 @@ struct build_writer {
 	unsigned long unparsed;
 	struct hmap placed; /* key hash ^ line/col -> identity id */
 	struct hmap ordinals; /* key hash -> next ordinal */
-	char *last_path; /* object_of()'s last answer, for the next */
-	long long last_obj_id; /* diagnostics mostly come in runs */
+	struct objcache objects; /* objects of this build, path -> id */
 };
 
 int store_tree(long long *out, sqlite3 *db, const struct tree_info *t)
@@ -287,6 +341,7 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 	db_bind_text(st, 3, state);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*out = sqlite3_column_int64(st, 0);
+		objcache_put(&w->objects, path, *out);
 		ret = 0;
 	} else {
 		error("cannot store object '%s': %s", path,
@@ -326,12 +381,14 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 		}
 		dot[1] = 'o';
 	}
-	if (w->last_path && !strcmp(w->last_path, path)) {
+	id = objcache_get(&w->objects, path);
+	if (id >= 0) {
 		free(path);
-		return w->last_obj_id;
+		return id;
 	}
+	/* not seen yet: the database may still have it (its UNIQUE says) */
 	db_bind_int(st, 1, w->build_id, 0);
-	db_bind_text(st, 2, path);
+	db_bind_text_static(st, 2, path);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -339,7 +396,7 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 		/* the plain insert: bw_object()'s upsert costs twice as much */
 		st = w->st[ST_OBJECT_NEW];
 		db_bind_int(st, 1, w->build_id, 0);
-		db_bind_text(st, 2, path);
+		db_bind_text_static(st, 2, path);
 		if (sqlite3_step(st) == SQLITE_DONE) {
 			id = sqlite3_last_insert_rowid(w->db);
 		} else {
@@ -349,9 +406,9 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 		}
 		sqlite3_reset(st);
 	}
-	free(w->last_path);
-	w->last_path = path;
-	w->last_obj_id = id;
+	if (id >= 0)
+		objcache_put(&w->objects, path, id);
+	free(path);
 	return id;
 }
 
@@ -377,7 +434,7 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	struct ident_key k;
 	unsigned char kh[32], pk[32];
 	char fp[65];
-	long long id, ordinal;
+	long long id, ordinal, fp_key;
 
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
@@ -394,20 +451,24 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	 * is new here: no cache, the database finds older builds' row.
 	 */
 	ident_fingerprint(fp, kh, ordinal);
-	db_bind_text(get, 1, fp);
+	if (ident_fingerprint_key(&fp_key, fp))
+		die("fingerprint '%s' is not hex", fp);
+	db_bind_int(get, 1, fp_key, 0);
+	db_bind_text_static(get, 2, fp);
 	if (sqlite3_step(get) == SQLITE_ROW)
 		id = sqlite3_column_int64(get, 0);
 	sqlite3_reset(get);
 	if (id >= 0)
 		goto place;
-	db_bind_text(st, 1, fp);
-	db_bind_text(st, 2, k.kind);
-	db_bind_text(st, 3, k.file);
-	db_bind_text(st, 4, k.function);
-	db_bind_text(st, 5, k.option);
-	db_bind_text(st, 6, k.message);
-	db_bind_text(st, 7, k.note_target);
+	db_bind_text_static(st, 1, fp);
+	db_bind_text_static(st, 2, k.kind);
+	db_bind_text_static(st, 3, k.file);
+	db_bind_text_static(st, 4, k.function);
+	db_bind_text_static(st, 5, k.option);
+	db_bind_text_static(st, 6, k.message);
+	db_bind_text_static(st, 7, k.note_target);
 	db_bind_int(st, 8, ordinal, 0);
+	db_bind_int(st, 9, fp_key, 0);
 	if (sqlite3_step(st) == SQLITE_DONE) {
 		id = sqlite3_last_insert_rowid(w->db);
 	} else {
@@ -436,16 +497,16 @@ void bw_diag(struct build_writer *w, long long object_id, const struct diag *d)
 	db_bind_int(st, 1, w->build_id, 0);
 	db_bind_int(st, 2, object_id, 1);
 	db_bind_int(st, 3, ident, 1);
-	db_bind_text(st, 4, diag_kind_name(d->kind));
-	db_bind_text(st, 5, d->option);
+	db_bind_text_static(st, 4, diag_kind_name(d->kind));
+	db_bind_text_static(st, 5, d->option);
 	db_bind_int(st, 6, d->werror, 0);
-	db_bind_text(st, 7, d->file);
+	db_bind_text_static(st, 7, d->file);
 	db_bind_int(st, 8, d->line, 0);
 	db_bind_int(st, 9, d->col, 0);
-	db_bind_text(st, 10, d->function);
-	db_bind_text(st, 11, d->message ? d->message : "");
-	db_bind_text(st, 12, d->source);
-	db_bind_text(st, 13, d->include_chain);
+	db_bind_text_static(st, 10, d->function);
+	db_bind_text_static(st, 11, d->message ? d->message : "");
+	db_bind_text_static(st, 12, d->source);
+	db_bind_text_static(st, 13, d->include_chain);
 	db_bind_int(st, 14, w->carried, 0);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("cannot store diagnostic: %s", sqlite3_errmsg(w->db));
@@ -460,11 +521,11 @@ void bw_diag(struct build_writer *w, long long object_id, const struct diag *d)
 
 		db_bind_int(nt, 1, diag_id, 0);
 		db_bind_int(nt, 2, (long long)i, 0);
-		db_bind_text(nt, 3, n->file);
+		db_bind_text_static(nt, 3, n->file);
 		db_bind_int(nt, 4, n->line, 0);
 		db_bind_int(nt, 5, n->col, 0);
-		db_bind_text(nt, 6, n->message ? n->message : "");
-		db_bind_text(nt, 7, n->source);
+		db_bind_text_static(nt, 6, n->message ? n->message : "");
+		db_bind_text_static(nt, 7, n->source);
 		if (sqlite3_step(nt) != SQLITE_DONE) {
 			error("cannot store note: %s", sqlite3_errmsg(w->db));
 			w->failed = 1;
@@ -678,7 +739,7 @@ static void bw_free(struct build_writer *w)
 		sqlite3_finalize(w->st[i]);
 	hmap_free(&w->placed);
 	hmap_free(&w->ordinals);
-	free(w->last_path);
+	objcache_clear(&w->objects);
 	free(w);
 }
 

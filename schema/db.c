@@ -61,6 +61,15 @@ int db_bind_text(sqlite3_stmt *st, int idx, const char *s)
 		       -1;
 }
 
+int db_bind_text_static(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, idx) == SQLITE_OK ? 0 : -1;
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_STATIC) == SQLITE_OK ?
+		       0 :
+		       -1;
+}
+
 int db_bind_int(sqlite3_stmt *st, int idx, long long v, int null_if_neg)
 {
 	if (null_if_neg && v < 0)

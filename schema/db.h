@@ -51,6 +51,12 @@ void db_rollback(sqlite3 *db);
  */
 int db_bind_text(sqlite3_stmt *st, int idx, const char *s);
 
+/*
+ * The same without the copy, for statements run once per row: the
+ * caller keeps S unchanged until the statement is stepped and reset.
+ */
+int db_bind_text_static(sqlite3_stmt *st, int idx, const char *s);
+
 /* Bind an integer, or NULL when V < 0 and NULL_IF_NEG is set. */
 int db_bind_int(sqlite3_stmt *st, int idx, long long v, int null_if_neg);
 

@@ -23,6 +23,7 @@
 #include "db.h"
 #include "server.h"
 #include "util.h"
+#include "../collector/ident.h"
 #include "../collector/kwarn.h"
 #include "banned.h"
 
@@ -1475,6 +1476,7 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	struct point p = { 0 };
 	char *text = NULL, *file = NULL;
 	long context = 5, line;
+	long long fp_key;
 	json_t *lines;
 	int rc, ret = -1;
 
@@ -1497,7 +1499,8 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		    " JOIN diagnostics d ON d.id = s.diag_id"
 		    " LEFT JOIN objects o ON o.id = d.object_id"
 		    " LEFT JOIN classifications cl ON cl.identity_id = i.id"
-		    " WHERE (i.fingerprint = ?1 OR (?2 AND i.id = ?3))"
+		    " WHERE ((i.fp_key = ?5 AND i.fingerprint = ?1)"
+		    "  OR (?2 AND i.id = ?3))"
 		    " AND (?4 IS NULL OR s.commit_id = ?4)"
 		    " ORDER BY s.commit_id DESC LIMIT 1") ||
 	    db_prepare(&nt, r->db,
@@ -1513,6 +1516,11 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 				   strtoll(ident, NULL, 10) :
 				   -1);
 	db_bind_int(st, 4, p.commit_id ? p.commit_id : -1, 1);
+	/* the fingerprint is found through its indexed first 64 bits */
+	if (ident_fingerprint_key(&fp_key, ident))
+		sqlite3_bind_null(st, 5);
+	else
+		sqlite3_bind_int64(st, 5, fp_key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		api_fail(reply, 404, "no warning '%s'%s", ident,
