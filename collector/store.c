@@ -185,7 +185,7 @@ static const char *const stmt_sql[ST_MAX] = {
 		" SET state = excluded.state RETURNING id",
 	[ST_OBJECT_GET] =
 		"SELECT id FROM objects WHERE build_id = ? AND path = ?",
-	[ST_OBJECT_NEW] = "INSERT INTO objects(build_id, path, state)"
+	[ST_OBJECT_NEW] = "INSERT OR IGNORE INTO objects(build_id, path, state)"
 			  " VALUES (?, ?, 'compiled')",
 };
 
@@ -355,7 +355,7 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 /* The object a diagnostic came from when the caller does not know it. */
 static long long object_of(struct build_writer *w, const struct diag *d)
 {
-	sqlite3_stmt *st = w->st[ST_OBJECT_GET];
+	sqlite3_stmt *st;
 	char *path = NULL, *dot;
 	long long id = -1;
 
@@ -386,24 +386,28 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 		free(path);
 		return id;
 	}
-	/* not seen yet: the database may still have it (its UNIQUE says) */
+	/*
+	 * Not in the cache: mostly a new object, so insert first (a plain
+	 * insert: bw_object()'s upsert costs twice as much), and look it
+	 * up only when the UNIQUE (build_id, path) says it is there.
+	 */
+	st = w->st[ST_OBJECT_NEW];
 	db_bind_int(st, 1, w->build_id, 0);
 	db_bind_text_static(st, 2, path);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot store object '%s': %s", path,
+		      sqlite3_errmsg(w->db));
+		w->failed = 1;
+	} else if (sqlite3_changes(w->db)) {
+		id = sqlite3_last_insert_rowid(w->db);
+	}
 	sqlite3_reset(st);
-	if (id < 0) {
-		/* the plain insert: bw_object()'s upsert costs twice as much */
-		st = w->st[ST_OBJECT_NEW];
+	if (id < 0 && !w->failed) {
+		st = w->st[ST_OBJECT_GET];
 		db_bind_int(st, 1, w->build_id, 0);
 		db_bind_text_static(st, 2, path);
-		if (sqlite3_step(st) == SQLITE_DONE) {
-			id = sqlite3_last_insert_rowid(w->db);
-		} else {
-			error("cannot store object '%s': %s", path,
-			      sqlite3_errmsg(w->db));
-			w->failed = 1;
-		}
+		if (sqlite3_step(st) == SQLITE_ROW)
+			id = sqlite3_column_int64(st, 0);
 		sqlite3_reset(st);
 	}
 	if (id >= 0)
