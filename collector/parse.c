@@ -1112,6 +1112,21 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	struct arena *a = p->slot_arena;
 	char **slot;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the gutter's blanks, 8 bytes at a time: the first non-blank is
+	   the lowest non-zero byte of the word XOR blanks */
+	while (i + 8 <= n) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		w ^= 0x2020202020202020ull;
+		if (w) {
+			i += (size_t)__builtin_ctzll(w) / 8;
+			break;
+		}
+		i += 8;
+	}
+#endif
 	while (i < n && s[i] == ' ')
 		i++;
 	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '+')) {
