@@ -104,6 +104,8 @@ int cmd_run(int argc, char **argv);
 struct run_request {
 	const char *dbpath;
 	const char *tree_spec;		/* tarball or directory, or NULL */
+	const char *cached_name;	/* with cached_sha256: the earlier */
+	const char *cached_sha256;	/* import of tree_spec, from the cache */
 	const char *repo, *range;	/* or a git range */
 	const char *series;		/* NULL: the plain tree, one point */
 	const char *kind;		/* "series" or "nightly" */

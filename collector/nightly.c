@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,16 +123,23 @@ static int find_trees(struct found_tree **out, size_t *nr, const char *dir)
 /*
  * Warnings present at the base of RUN but not at the base of OLDER, as a
  * JSON array of {file, line, column, function, option, message, cause}.
+ * With SPLIT >= 0 (the older tree rebuilt with RUN's compiler), a warning
+ * that SPLIT has too comes from the compiler, any other from the code;
+ * else every warning gets CAUSE.
  */
 static json_t *new_against(sqlite3 *db, long long run, long long older,
-			   const char *cause)
+			   const char *cause, long long split)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *arr = json_array();
 
 	if (db_prepare(&st, db,
 		       "SELECT i.file, d.line, i.function, i.option, d.message,"
-		       " d.col FROM states s JOIN commits c ON c.id = s.commit_id"
+		       " d.col, s.identity_id IN (SELECT s3.identity_id"
+		       "  FROM states s3 JOIN commits c3 ON c3.id = s3.commit_id"
+		       "  WHERE c3.run_id = ?3 AND c3.position = 0"
+		       "  AND s3.state IN ('new', 'present'))"
+		       " FROM states s JOIN commits c ON c.id = s.commit_id"
 		       " JOIN identities i ON i.id = s.identity_id"
 		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
 		       " WHERE c.run_id = ?1 AND c.position = 0"
@@ -144,9 +152,13 @@ static json_t *new_against(sqlite3 *db, long long run, long long older,
 		return arr;
 	db_bind_int(st, 1, run, 0);
 	db_bind_int(st, 2, older, 0);
+	db_bind_int(st, 3, split, 0);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		json_t *w = json_object();
+		const char *why = cause;
 
+		if (split >= 0)
+			why = sqlite3_column_int(st, 6) ? "compiler" : "code";
 		json_object_set_new(w, "file", json_string(db_col_text(st, 0)));
 		json_object_set_new(w, "line",
 				    json_integer(sqlite3_column_int(st, 1)));
@@ -157,7 +169,7 @@ static json_t *new_against(sqlite3 *db, long long run, long long older,
 		json_object_set_new(w, "option", json_string(db_col_text(st, 3)));
 		json_object_set_new(w, "message",
 				    json_string(db_col_text(st, 4)));
-		json_object_set_new(w, "cause", json_string(cause));
+		json_object_set_new(w, "cause", json_string(why));
 		json_array_append_new(arr, w);
 	}
 	sqlite3_finalize(st);
@@ -186,6 +198,7 @@ static long long count_present(sqlite3 *db, long long run)
  */
 struct run_facts {
 	char *tree, *version, *compiler, *verdict;
+	char *source, *sha256, *pkg_version;	/* of the tree */
 	long long tree_id;
 };
 
@@ -198,8 +211,8 @@ static int run_facts(struct run_facts *f, sqlite3 *db, long long run)
 	if (db_prepare(&st, db,
 		       "SELECT t.name, COALESCE(t.version, ''), b.compiler,"
 		       " (SELECT verdict FROM boots WHERE build_id = b.id"
-		       "  ORDER BY id DESC LIMIT 1), t.id"
-		       " FROM runs r JOIN trees t ON t.id = r.tree_id"
+		       "  ORDER BY id DESC LIMIT 1), t.id, t.source, t.sha256,"
+		       " t.pkg_version FROM runs r JOIN trees t ON t.id = r.tree_id"
 		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
 		       " LEFT JOIN builds b ON b.commit_id = c.id WHERE r.id = ?"
 		       " ORDER BY b.id DESC LIMIT 1"))
@@ -211,6 +224,11 @@ static int run_facts(struct run_facts *f, sqlite3 *db, long long run)
 		f->compiler = xstrdup(db_col_text(st, 2));
 		f->verdict = xstrdup(db_col_text(st, 3));
 		f->tree_id = sqlite3_column_int64(st, 4);
+		f->source = xstrdup(db_col_text(st, 5));
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			f->sha256 = xstrdup(db_col_text(st, 6));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+			f->pkg_version = xstrdup(db_col_text(st, 7));
 		ret = 0;
 	}
 	sqlite3_finalize(st);
@@ -223,6 +241,9 @@ static void run_facts_release(struct run_facts *f)
 	free(f->version);
 	free(f->compiler);
 	free(f->verdict);
+	free(f->source);
+	free(f->sha256);
+	free(f->pkg_version);
 }
 
 /* The last nightly of the same tree name before RUN, or -1. */
@@ -246,31 +267,63 @@ static long long previous_same_tree(sqlite3 *db, long long run,
 }
 
 /*
+ * A finished nightly of tree TREE_ID built with COMPILER (the newest), or
+ * -1.
+ */
+static long long tree_with_compiler(sqlite3 *db, long long tree_id,
+				    const char *compiler)
+{
+	sqlite3_stmt *st = NULL;
+	long long id = -1;
+
+	if (db_prepare(&st, db,
+		       "SELECT r.id FROM runs r JOIN commits c ON c.run_id = r.id"
+		       " AND c.position = 0 JOIN builds b ON b.commit_id = c.id"
+		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
+		       " AND r.tree_id = ? AND b.compiler = ?"
+		       " ORDER BY r.id DESC LIMIT 1"))
+		return -1;
+	db_bind_int(st, 1, tree_id, 0);
+	db_bind_text(st, 2, compiler);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/*
  * The newest nightly of another tree whose version is not newer than
- * VERSION (by numeric parts), or -1.
+ * VERSION (by numeric parts), or -1.  Of the runs of that version, one
+ * built with COMPILER is preferred, then the latest.
  */
 static long long newest_older_tree(sqlite3 *db, long long run,
-				   const char *name, const char *version)
+				   const char *name, const char *version,
+				   const char *compiler)
 {
 	sqlite3_stmt *st = NULL;
 	long long best = -1;
 	long bv[3] = { -1, -1, -1 }, mv[3] = { 0, 0, 0 };
+	int best_same = 0;
 
 	sscanf(version, "%ld.%ld.%ld", &mv[0], &mv[1], &mv[2]);
 	if (db_prepare(&st, db,
-		       "SELECT r.id, COALESCE(t.version, '') FROM runs r"
-		       " JOIN trees t ON t.id = r.tree_id"
+		       "SELECT r.id, COALESCE(t.version, ''),"
+		       " (SELECT b.compiler FROM commits c JOIN builds b"
+		       "  ON b.commit_id = c.id WHERE c.run_id = r.id"
+		       "  AND c.position = 0 ORDER BY b.id DESC LIMIT 1) = ?3"
+		       " FROM runs r JOIN trees t ON t.id = r.tree_id"
 		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.name <> ? AND r.id <> ? ORDER BY r.id"))
+		       " AND t.name <> ?1 AND r.id <> ?2 ORDER BY r.id"))
 		return -1;
 	db_bind_text(st, 1, name);
 	db_bind_int(st, 2, run, 0);
+	db_bind_text(st, 3, compiler);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long v[3] = { 0, 0, 0 };
-		int newer = 0, better = 0;
+		int newer = 0, cmp = 0, same = sqlite3_column_int(st, 2);
 
 		sscanf(db_col_text(st, 1), "%ld.%ld.%ld", &v[0], &v[1], &v[2]);
-		for (int i = 0; i < 3 && !newer; i++) {
+		for (int i = 0; i < 3; i++) {
 			if (v[i] != mv[i]) {
 				newer = v[i] > mv[i];
 				break;
@@ -280,26 +333,34 @@ static long long newest_older_tree(sqlite3 *db, long long run,
 			continue;
 		for (int i = 0; i < 3; i++) {
 			if (v[i] != bv[i]) {
-				better = v[i] > bv[i];
+				cmp = v[i] > bv[i] ? 1 : -1;
 				break;
 			}
 		}
-		if (better || best < 0 ||
-		    (v[0] == bv[0] && v[1] == bv[1] && v[2] == bv[2])) {
+		if (best < 0 || cmp > 0 || (cmp == 0 && same >= best_same)) {
 			best = sqlite3_column_int64(st, 0);
 			memcpy(bv, v, sizeof(bv));
+			best_same = same;
 		}
 	}
 	sqlite3_finalize(st);
 	return best;
 }
 
-/* Compare RUN with what came before; entries go to REPORT. */
-static int compare_run(json_t *report, sqlite3 *db, long long run)
+/*
+ * Compare RUN with what came before; entries go to REPORT.  PREV is the
+ * last nightly of the same tree before this one (-1: none, -2: look it
+ * up); REBUILT, when
+ * the compiler changed, PREV's tree rebuilt with RUN's compiler (or -1),
+ * which tells the warnings of the new compiler from those of the code.
+ * Returns how many new warnings there are.
+ */
+static int compare_run(json_t *report, sqlite3 *db, long long run,
+		       long long prev_run, long long rebuilt)
 {
 	struct run_facts me, prev;
 	json_t *entry = json_object(), *news = json_array();
-	long long p, o;
+	long long o;
 	int nnew;
 
 	if (run_facts(&me, db, run)) {
@@ -314,37 +375,54 @@ static int compare_run(json_t *report, sqlite3 *db, long long run)
 	json_object_set_new(entry, "verdict", json_string(me.verdict));
 	json_object_set_new(entry, "warnings",
 			    json_integer(count_present(db, run)));
-	p = previous_same_tree(db, run, me.tree);
-	if (p >= 0 && !run_facts(&prev, db, p)) {
-		/*
-		 * XXX: when the compiler changed, the issue wants the old tree
-		 * rebuilt with the new compiler to split the causes; we label
-		 * the warnings "compiler or code" instead.
-		 */
-		const char *cause = strcmp(prev.compiler, me.compiler) ?
-					    "compiler or code" :
-					    "code";
+	if (prev_run == -2)
+		prev_run = previous_same_tree(db, run, me.tree);
+	if (prev_run >= 0 && !run_facts(&prev, db, prev_run)) {
+		const char *cause = "code";
+		long long split = -1;
+		json_t *n;
 
-		json_object_set_new(entry, "previous_run", json_integer(p));
+		if (strcmp(prev.compiler, me.compiler)) {
+			json_object_set_new(entry, "previous_compiler",
+					    json_string(prev.compiler));
+			if (prev.tree_id == me.tree_id)
+				cause = "compiler"; /* the same code */
+			else if (rebuilt >= 0)
+				split = rebuilt;
+			else
+				cause = "compiler or code";
+		}
+		if (rebuilt >= 0)
+			json_object_set_new(
+				entry, "rebuilt",
+				json_pack("{s:I, s:I}", "run", (json_int_t)rebuilt,
+					  "warnings",
+					  (json_int_t)count_present(db, rebuilt)));
+		json_object_set_new(entry, "previous_run",
+				    json_integer(prev_run));
 		json_object_set_new(entry, "previous_version",
 				    json_string(prev.version));
-		json_t *n = new_against(db, run, p, cause);
-
+		n = new_against(db, run, prev_run, cause, split);
 		json_array_extend(news, n);
 		json_decref(n);
 		run_facts_release(&prev);
 	}
-	o = newest_older_tree(db, run, me.tree, me.version);
+	o = newest_older_tree(db, run, me.tree, me.version, me.compiler);
 	if (o >= 0 && !run_facts(&prev, db, o)) {
-		json_t *added = new_against(db, run, o, "newer tree");
+		json_t *added = new_against(db, run, o,
+					    strcmp(prev.compiler, me.compiler) ?
+						    "newer tree or compiler" :
+						    "newer tree",
+					    -1);
 		size_t i;
 		json_t *w;
 
 		json_object_set_new(entry, "older_tree",
-				    json_pack("{s:s, s:s, s:I}", "tree",
+				    json_pack("{s:s, s:s, s:I, s:s}", "tree",
 					      prev.tree, "version",
 					      prev.version, "run",
-					      (json_int_t)o));
+					      (json_int_t)o, "compiler",
+					      prev.compiler));
 		/* the same warning new against both: list it once */
 		json_array_foreach(added, i, w)
 		{
@@ -395,6 +473,17 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 			fprintf(fp, "   compared with the last nightly of this tree (%s)\n",
 				json_string_value(json_object_get(
 					e, "previous_version")));
+		if (json_object_get(e, "previous_compiler"))
+			fprintf(fp, "   the compiler changed since: %s\n",
+				json_string_value(json_object_get(
+					e, "previous_compiler")));
+		if (json_object_get(e, "rebuilt"))
+			fprintf(fp, "   the previous tree rebuilt with this compiler (run %lld): %lld warnings\n",
+				json_integer_value(json_object_get(
+					json_object_get(e, "rebuilt"), "run")),
+				json_integer_value(json_object_get(
+					json_object_get(e, "rebuilt"),
+					"warnings")));
 		if (older)
 			fprintf(fp, "   compared with the newest older tree %s %s\n",
 				json_string_value(json_object_get(older, "tree")),
@@ -420,24 +509,76 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 	}
 }
 
-/* Is there a finished nightly of this tarball with these parameters? */
+/*
+ * Is there a finished nightly of this tarball with these parameters and
+ * this compiler?  A new compiler measures every tree again.
+ */
 static int measured(sqlite3 *db, const char *path, const char *sha,
-		    const char *config)
+		    const char *config, const char *compiler)
 {
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
 
 	if (db_prepare(&st, db,
 		       "SELECT 1 FROM runs r JOIN trees t ON t.id = r.tree_id"
+		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
+		       " JOIN builds b ON b.commit_id = c.id"
 		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.sha256 IS ? AND t.source = ? AND r.config = ?"))
+		       " AND t.sha256 IS ? AND t.source = ? AND r.config = ?"
+		       " AND b.compiler = ?"))
 		return 0;
 	db_bind_text(st, 1, sha);
 	db_bind_text(st, 2, path);
 	db_bind_text(st, 3, config);
+	db_bind_text(st, 4, compiler);
 	yes = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return yes;
+}
+
+/*
+ * When the last nightly PREV of a tree was built with another compiler
+ * and the tree changed since (SHA is the new tarball), build PREV's tree
+ * again with this COMPILER, from the cache, so that what the compiler
+ * adds can be told from what the code adds.  Returns the run of PREV's
+ * tree with this compiler, or -1 (nothing to rebuild, or it failed: only
+ * a warning, since the new tree is still measured).
+ */
+static long long rebuild_previous(sqlite3 *db, const struct run_request *q0,
+				  long long prev, const char *sha,
+				  const char *compiler)
+{
+	struct run_request q = *q0;
+	struct run_facts f;
+	long long id = -1;
+	int rc;
+
+	if (run_facts(&f, db, prev))
+		return -1;
+	if (!strcmp(f.compiler, compiler) || !f.sha256 ||
+	    !strcmp(f.sha256, sha))
+		goto out;
+	id = tree_with_compiler(db, f.tree_id, compiler);
+	if (id >= 0)
+		goto out;
+	fprintf(stderr, "kwarn: nightly: the compiler changed since %s %s (%s):"
+		" building it again with %s\n", f.tree, f.version, f.compiler,
+		compiler);
+	q.tree_spec = f.source;
+	q.cached_name = f.tree;
+	q.cached_sha256 = f.sha256;
+	q.series = NULL;
+	q.kind = "nightly";
+	q.pkg_version = f.pkg_version;
+	rc = run_request(&id, &q);
+	if (rc || id < 0) {
+		warning("cannot rebuild %s %s with %s: new warnings are labelled 'compiler or code'",
+			f.tree, f.version, compiler);
+		id = -1;
+	}
+out:
+	run_facts_release(&f);
+	return id;
 }
 
 static void nightly_usage(void)
@@ -469,7 +610,7 @@ int cmd_nightly(int argc, char **argv)
 	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
 	const char *repo = NULL, *ref = NULL, *format = "text";
 	char *frags[16] = { NULL }, *default_frag = NULL, *default_series = NULL;
-	char *lockpath = NULL, *config_name = NULL;
+	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
 	struct run_request q = { 0 };
 	struct found_tree *found = NULL;
 	size_t nfound = 0, nfrags = 0;
@@ -582,6 +723,16 @@ int cmd_nightly(int argc, char **argv)
 			strbuf_addf(&sb, "+%s", strrchr(frags[i], '/') + 1);
 		config_name = strbuf_detach(&sb, NULL);
 	}
+	{
+		/* the same words as kwarn run stores in builds.compiler */
+		const char *argv_cc[] = { "gcc", "--version", NULL };
+
+		compiler = first_line(argv_cc);
+		if (!compiler) {
+			error("cannot run 'gcc --version'");
+			goto out;
+		}
+	}
 	if (!repo && find_trees(&found, &nfound, trees))
 		goto out;
 	if (!repo && !nfound) {
@@ -591,7 +742,7 @@ int cmd_nightly(int argc, char **argv)
 	for (size_t i = 0; i < nfound; i++) {
 		struct found_tree *t = &found[i];
 		char sha[65];
-		long long run_id = -1;
+		long long run_id = -1, prev, rebuilt;
 		int rc;
 
 		if (util_sha256_file(sha, t->path)) {
@@ -603,7 +754,7 @@ int cmd_nightly(int argc, char **argv)
 		{
 			char *real = realpath(t->path, NULL);
 			int done = measured(db, real ? real : t->path, sha,
-					    config_name);
+					    config_name, compiler);
 
 			free(real);
 			if (done) {
@@ -612,9 +763,14 @@ int cmd_nightly(int argc, char **argv)
 				continue;
 			}
 		}
+		prev = previous_same_tree(db, LLONG_MAX, t->name);
+		rebuilt = -1;
+		if (prev >= 0)
+			rebuilt = rebuild_previous(db, &q, prev, sha, compiler);
 		fprintf(stderr, "kwarn: nightly: measuring %s (%s)\n", t->name,
 			t->pkg_version ? t->pkg_version : "no package");
 		q.tree_spec = t->path;
+		q.cached_name = q.cached_sha256 = NULL;
 		q.series = NULL;
 		q.kind = "nightly";
 		q.pkg_version = t->pkg_version;
@@ -631,7 +787,7 @@ int cmd_nightly(int argc, char **argv)
 			continue;
 		}
 		measured_any = 1;
-		rc = compare_run(report, db, run_id);
+		rc = compare_run(report, db, run_id, prev, rebuilt);
 		if (rc > 0)
 			nnew += rc;
 		if (series) {
@@ -659,6 +815,7 @@ int cmd_nightly(int argc, char **argv)
 		q.range = range;
 		q.series = NULL;
 		q.kind = "nightly";
+		q.cached_name = q.cached_sha256 = NULL;
 		rc = run_request(&run_id, &q);
 		free(range);
 		if (rc || run_id < 0) {
@@ -668,7 +825,7 @@ int cmd_nightly(int argc, char **argv)
 					     ref));
 		} else {
 			measured_any = 1;
-			rc = compare_run(report, db, run_id);
+			rc = compare_run(report, db, run_id, -2, -1);
 			if (rc > 0)
 				nnew += rc;
 		}
@@ -706,6 +863,7 @@ out:
 	free(default_series);
 	free(lockpath);
 	free(config_name);
+	free(compiler);
 	json_decref(report);
 	json_decref(failures);
 	return ret;

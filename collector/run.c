@@ -48,6 +48,7 @@ struct point {
 struct run {
 	/* options */
 	const char *dbpath, *tree_spec, *repo, *range, *series;
+	const char *cached_name, *cached_sha256;
 	const char *config_base, *launcher, *targets;
 	const char *frags[16];
 	size_t nr_frags;
@@ -1498,9 +1499,16 @@ static int run_execute(struct run r_in, long long *run_id_out)
 
 		if (cands)
 			r.tree_spec = cands[ci];
-		fprintf(stderr, "kwarn: importing %s\n",
-			r.repo ? r.repo : r.tree_spec);
+		if (r.cached_sha256)
+			fprintf(stderr, "kwarn: opening %s (%.12s) from the cache\n",
+				r.cached_name, r.cached_sha256);
+		else
+			fprintf(stderr, "kwarn: importing %s\n",
+				r.repo ? r.repo : r.tree_spec);
 		if (r.repo ? tree_open_repo(&r.tree, r.repo) :
+		    r.cached_sha256 ?
+			     tree_open_cached(&r.tree, r.cached_name,
+					      r.tree_spec, r.cached_sha256) :
 			     tree_import(&r.tree, r.tree_spec))
 			goto out;
 		bad = r.repo ? make_points_range(&r) :
@@ -1672,6 +1680,8 @@ int run_request(long long *run_id_out, const struct run_request *q)
 
 	r.dbpath = q->dbpath;
 	r.tree_spec = q->tree_spec;
+	r.cached_name = q->cached_name;
+	r.cached_sha256 = q->cached_sha256;
 	r.repo = q->repo;
 	r.range = q->range;
 	r.series = q->series;

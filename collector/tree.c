@@ -313,6 +313,41 @@ out:
 	return ret;
 }
 
+int tree_open_cached(struct tree **out, const char *name, const char *source,
+		     const char *sha256)
+{
+	struct tree *t = xcalloc(1, sizeof(*t));
+	char *marker = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	tree_init_lib();
+	t->kind = xstrdup("tarball");
+	t->name = xstrdup(name);
+	t->source = xstrdup(source);
+	t->sha256 = xstrdup(sha256);
+	t->dir = xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), name, sha256);
+	t->src = xstrfmt("%s/src", t->dir);
+	marker = xstrfmt("%s/imported", t->dir);
+	if (access(marker, R_OK)) {
+		error("%s (%.12s) is no longer in the cache '%s'", name, sha256,
+		      t->dir);
+		goto out;
+	}
+	t->lockfd = tree_lock(t->dir);
+	if (t->lockfd < 0 || open_cached(t, marker))
+		goto out;
+	t->version = kernel_version(t->src);
+	*out = t;
+	t = NULL;
+	ret = 0;
+out:
+	if (t)
+		tree_free(t);
+	free(marker);
+	return ret;
+}
+
 int tree_import(struct tree **out, const char *spec)
 {
 	struct tree *t = xcalloc(1, sizeof(*t));

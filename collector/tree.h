@@ -39,6 +39,15 @@ struct tree {
 int tree_import(struct tree **out, const char *spec);
 
 /*
+ * Open the import made earlier of the tarball NAME with checksum SHA256,
+ * once read from SOURCE, without the tarball itself (it may have been
+ * replaced by a newer upload since).  Returns 0 with a new tree in *out,
+ * or -1 ("... is no longer in the cache").
+ */
+int tree_open_cached(struct tree **out, const char *name, const char *source,
+		     const char *sha256);
+
+/*
  * Open the user's git repository PATH and use it as the tree, with a work
  * tree of our own in the cache.  Resolves BASE into *base_out.
  */

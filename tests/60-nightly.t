@@ -3,10 +3,14 @@
 # config): one nightly measures both and compares them; a synthetic newer
 # upload of 6.1 that adds an implicit fall-through makes the next nightly
 # exit 1 naming the warning; a nightly with nothing new exits 0 and builds
-# nothing; a corrupt tarball and a held lock exit 2 and lose nothing.
+# nothing; a corrupt tarball and a held lock exit 2 and lose nothing; a
+# new compiler together with a new upload rebuilds the previous upload with
+# the new compiler and labels each new warning "code" or "compiler".
 #
 # Cold: 6.12 is imported and built once (about 8 minutes on 2 cores), the
-# synthetic tree once (about 7); 6.1 reuses the series test's build.
+# synthetic tree once (about 7); 6.1 reuses the series test's build.  The
+# compiler change builds the first synthetic tree again and a second one
+# (about 10 minutes more).
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -112,5 +116,99 @@ check "nothing measured earlier is lost" test "$(sqlite3 "$db" "SELECT COUNT(*) 
 ) 9>"$KWARN_CACHE/nightly.lock"
 check "a held lock: exit 2" test "$(cat "$tmp/n5.rc")" = 2
 check "a held lock: said so" grep -q 'another kwarn nightly' "$tmp/n5.err"
+
+# 5. a new compiler and a new upload at once.  The "new compiler" is gcc
+# behind a wrapper that says another version and turns a warning on again
+# that the kernel's flags turn off, as a compiler release that enables a
+# warning by default would.
+mkdir -p "$tmp/fakecc" "$tmp/unpack"
+real_gcc=$(command -v gcc)
+cat >"$tmp/fakecc/gcc" <<EOF
+#!/bin/sh
+for a in "\$@"; do
+	if [ "\$a" = --version ]; then
+		echo "gcc (kwarn-test) 12.2.0 with -Wunused-but-set-variable"
+		exit 0
+	fi
+done
+exec $real_gcc "\$@" -Wunused-but-set-variable
+EOF
+chmod +x "$tmp/fakecc/gcc"
+tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/unpack"
+cat >>"$tmp/unpack/linux-source-6.1/kernel/panic.c" <<'EOF'
+
+int kwarn_nightly_probe(int cmd);
+int kwarn_nightly_probe(int cmd)
+{
+	int r = 0;
+
+	switch (cmd) {
+	case 1:
+		r = 10;
+	case 2:
+		r += 1;
+		break;
+	}
+	return r;
+}
+
+int kwarn_nightly_probe2(int cmd);
+int kwarn_nightly_probe2(int cmd)
+{
+	int r = 0;
+
+	switch (cmd) {
+	case 3:
+		r = 30;
+	case 4:
+		r += 2;
+		break;
+	}
+	return r;
+}
+EOF
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -c \
+	-C "$tmp/unpack" linux-source-6.1 | gzip -n -1 >"$tmp/trees/linux-source-6.1.tar.gz"
+rm -rf "$tmp/unpack"
+y_tree=$(sqlite3 "$db" "SELECT r.tree_id FROM runs r JOIN trees t ON t.id = r.tree_id WHERE r.kind = 'nightly' AND t.source = '$tmp/trees/linux-source-6.1.tar.gz' ORDER BY r.id DESC LIMIT 1")
+start=$(date +%s)
+PATH="$tmp/fakecc:$PATH" nightly --trees "$tmp/trees" --series none --format json >"$tmp/n6.json" 2>"$tmp/n6.err"
+rc=$?
+echo "# nightly with a new compiler and a new upload took $(($(date +%s) - start)) s, exit $rc"
+[ "$rc" -le 1 ] || tail -20 "$tmp/n6.err" | sed 's/^/# /'
+jq -r '.trees[] | .new[] | "# \(.cause): \(.file):\(.line): \(.function): \(.message) [\(.option)]"' "$tmp/n6.json" | head -20
+check "new compiler and new code: exit 1 (got $rc)" test "$rc" = 1
+check "the compiler change is reported" \
+	test "$(jq -r '.trees[0].previous_compiler' "$tmp/n6.json")" != null
+check "the previous upload was rebuilt with the new compiler" \
+	test "$(sqlite3 "$db" "SELECT COUNT(DISTINCT b.compiler) FROM runs r JOIN commits c ON c.run_id = r.id JOIN builds b ON b.commit_id = c.id WHERE r.kind = 'nightly' AND r.tree_id = '$y_tree'")" = 2
+check "the rebuild is named in the report" \
+	test "$(jq '.trees[0].rebuilt.run // 0' "$tmp/n6.json")" -gt 0
+check "the new code's fall-through is labelled code" \
+	test "$(jq -r '[.trees[0].new[] | select(.function == "kwarn_nightly_probe2") | .cause] | join(",")' "$tmp/n6.json")" = code
+check "nothing else is labelled code" \
+	test "$(jq '[.trees[0].new[] | select(.cause == "code")] | length' "$tmp/n6.json")" = 1
+ncomp=$(jq '[.trees[0].new[] | select(.cause == "compiler")] | length' "$tmp/n6.json")
+check "the compiler's new warnings are labelled compiler ($ncomp)" test "$ncomp" -gt 0
+check "and they are the warning the new compiler turned on" \
+	test "$(jq '[.trees[0].new[] | select(.cause == "compiler") | select(.option | test("unused-but-set-variable") | not)] | length' "$tmp/n6.json")" = 0
+mid=$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")
+PATH="$tmp/fakecc:$PATH" nightly --trees "$tmp/trees" --series none >"$tmp/n7.txt" 2>"$tmp/n7.err"
+rc=$?
+check "the same new compiler again: exit 0 (got $rc)" test "$rc" = 0
+check "and builds nothing" test "$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")" = "$mid"
+
+# 6. the trees view: warnings per tree version and per night, with the
+# compiler of each night
+KWARN_SERVER="$top/bin/kwarn-server"
+. "$top/tests/lib/server-fixture.sh"
+if server_start "$db"; then
+	curl -sf "$BASE/api/trees" >"$tmp/trees.json"
+	server_stop
+fi
+check "GET /api/trees lists 6.1 and 6.12" \
+	test "$(jq '[.[] | select(.name == "linux-source-6.1" or .name == "linux-source-6.12")] | length >= 3' "$tmp/trees.json" 2>/dev/null)" = true
+check "the first upload's nights show both compilers" \
+	test "$(jq --argjson t "$y_tree" '[.[] | select(.id == $t) | .runs[] | select(.kind == "nightly") | .compiler] | unique | length' "$tmp/trees.json" 2>/dev/null)" = 2
 
 done_tap
