@@ -400,11 +400,13 @@ async function viewTrees() {
 		' (' + t.kind + ')', el('div', { class: 'scroll' }, el('table', {},
 		el('thead', {}, el('tr', {}, el('th', {}, 'run'), el('th', {}, 'kind'),
 			el('th', {}, 'status'), el('th', { class: 'num' }, 'commits'),
-			el('th', { class: 'num' }, 'warnings now'), el('th', {}, 'started'))),
+			el('th', { class: 'num' }, 'warnings now'), el('th', {}, 'compiler'),
+			el('th', {}, 'started'))),
 		el('tbody', {}, ...t.runs.map((r) => el('tr', {},
 			el('td', {}, link('#/run/' + r.id, '#' + r.id)), el('td', {}, r.kind),
 			el('td', {}, r.status), el('td', { class: 'num' }, r.commits),
 			el('td', { class: 'num' }, num(r.warnings)),
+			el('td', {}, r.compiler || '-'),
 			el('td', {}, new Date(r.started_at * 1000).toISOString().slice(0, 16)
 				.replace('T', ' ')))))))));
 	show(...(sections.length ? sections : [card('Trees', el('p', { class: 'muted' },
