@@ -149,8 +149,8 @@ int main(int argc, char **argv)
 
 		hlen = snprintf(head, sizeof(head), "kwarn-cc rc=%-4d obj=%s\n",
 				rc > 9999 ? 9999 : rc, obj);
-		if (pwrite(fd, head, (size_t)hlen, 0) != hlen ||
-		    close(fd) || rename(tmp, final))
+		if (pwrite(fd, head, (size_t)hlen, 0) != hlen || close(fd) ||
+		    rename(tmp, final))
 			fprintf(stderr, "kwarn-cc: cannot save '%s'\n", final);
 	}
 	if (WIFSIGNALED(status)) {

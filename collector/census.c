@@ -583,8 +583,8 @@ char *census_comment_key(const char *text, size_t len)
 
 		if (ch == '\n') {
 			/* the " * " that starts each line of a long comment */
-			while (i + 1 < e && (text[i + 1] == ' ' ||
-					     text[i + 1] == '\t'))
+			while (i + 1 < e &&
+			       (text[i + 1] == ' ' || text[i + 1] == '\t'))
 				i++;
 			if (i + 1 < e && text[i + 1] == '*')
 				i++;
@@ -804,10 +804,9 @@ static int closes_block(const struct clex *lx, long i)
 	if (i < 0)
 		return 0;
 	p = prev_code(lx, i);
-	return p >= 0 && (tok_is_punct(lx, &t[p], ':') ||
-			  tok_is_punct(lx, &t[p], ';') ||
-			  tok_is_punct(lx, &t[p], '{') ||
-			  tok_is_punct(lx, &t[p], '}'));
+	return p >= 0 &&
+	       (tok_is_punct(lx, &t[p], ':') || tok_is_punct(lx, &t[p], ';') ||
+		tok_is_punct(lx, &t[p], '{') || tok_is_punct(lx, &t[p], '}'));
 }
 
 /* Fill the marker of label L at token index K. */

@@ -206,7 +206,8 @@ static int lhs_has_effects(const struct cls *c, const struct stmt *s)
 {
 	for (long k = s->first; k < lhs_end(s); k++)
 		if (punct(c, k, '(') ||
-		    (k + 1 < lhs_end(s) && (punct(c, k, '+') || punct(c, k, '-')) &&
+		    (k + 1 < lhs_end(s) &&
+		     (punct(c, k, '+') || punct(c, k, '-')) &&
 		     punct(c, k + 1, c->lx.buf[T(c, k)->start])))
 			return 1;
 	return 0;
@@ -255,12 +256,13 @@ static int is_print_call(const struct cls *c, long i)
 	const char *p = c->lx.buf + t->start;
 	size_t n = t->end - t->start;
 	static const char *const always[] = {
-		"pr_", "printk", "dprintk", "WARN", "DBG", "dbg", "debug",
-		"IWL_", "mlog", "snd_printd", "trace_", "BUG",
+		"pr_",	 "printk", "dprintk", "WARN",	    "DBG",    "dbg",
+		"debug", "IWL_",   "mlog",    "snd_printd", "trace_", "BUG",
 	};
 	static const char *const words[] = {
-		"err", "error", "warn", "warning", "info", "dbg", "debug",
-		"notice", "crit", "alert", "emerg", "printk", "print", "log",
+		"err",	 "error",  "warn",   "warning", "info",
+		"dbg",	 "debug",  "notice", "crit",	"alert",
+		"emerg", "printk", "print",  "log",
 	};
 	int print = 0;
 
@@ -674,7 +676,8 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	} else if (restarts(&c, a, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case starts over with '%s' and redoes this "
-		     "case's work differently", what);
+		     "case's work differently",
+		     what);
 	} else if (did_work(&c, a) && fails_at_once(&c, b)) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the falling case did its work and the next case fails "

@@ -1004,8 +1004,8 @@ static void classify_usage(FILE *fp)
 		"       kwarn classify --eval-intended [-v] DIR...\n");
 }
 
-int classify_site(char **file_out, long *warn_out, long *here_out,
-		  sqlite3 *db, long long diag_id)
+int classify_site(char **file_out, long *warn_out, long *here_out, sqlite3 *db,
+		  long long diag_id)
 {
 	sqlite3_stmt *st = NULL;
 	char *file = NULL, *files[32];
@@ -1013,7 +1013,8 @@ int classify_site(char **file_out, long *warn_out, long *here_out,
 	int n = 0, ret = -1;
 
 	*file_out = NULL;
-	if (db_prepare(&st, db, "SELECT file, line FROM diagnostics WHERE id = ?"))
+	if (db_prepare(&st, db,
+		       "SELECT file, line FROM diagnostics WHERE id = ?"))
 		return -1;
 	db_bind_int(st, 1, diag_id, 0);
 	if (sqlite3_step(st) == SQLITE_ROW) {

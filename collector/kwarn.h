@@ -56,12 +56,12 @@ int cmd_parse_dump(int argc, char **argv);
 /* query.c */
 
 struct warn_filter {
-	long long build_id;	/* required */
-	const char *file;	/* exact path, or NULL */
+	long long build_id; /* required */
+	const char *file; /* exact path, or NULL */
 	const char *function;
-	const char *option;	/* "-Wimplicit-fallthrough=" or without -W */
-	long long commit_id;	/* for states; -1 if none */
-	const char *state;	/* new, present, fixed, not_built, or NULL */
+	const char *option; /* "-Wimplicit-fallthrough=" or without -W */
+	long long commit_id; /* for states; -1 if none */
+	const char *state; /* new, present, fixed, not_built, or NULL */
 };
 
 /*
@@ -76,8 +76,8 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f);
  * Resolve REF (a commit id or prefix, or NULL for the newest build) into
  * the newest build of it and its commit.  Returns 0 or -1 (reported).
  */
-int query_find_build(long long *build_out, long long *commit_out,
-		     sqlite3 *db, const char *ref);
+int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
+		     const char *ref);
 
 /* Print warnings (from query_warnings) as text, one per block. */
 void query_print_text(FILE *fp, json_t *warnings);
@@ -103,12 +103,12 @@ int cmd_run(int argc, char **argv);
 /* What kwarn nightly asks of the run machinery. */
 struct run_request {
 	const char *dbpath;
-	const char *tree_spec;		/* tarball or directory, or NULL */
-	const char *cached_name;	/* with cached_sha256: the earlier */
-	const char *cached_sha256;	/* import of tree_spec, from the cache */
-	const char *repo, *range;	/* or a git range */
-	const char *series;		/* NULL: the plain tree, one point */
-	const char *kind;		/* "series" or "nightly" */
+	const char *tree_spec; /* tarball or directory, or NULL */
+	const char *cached_name; /* with cached_sha256: the earlier */
+	const char *cached_sha256; /* import of tree_spec, from the cache */
+	const char *repo, *range; /* or a git range */
+	const char *series; /* NULL: the plain tree, one point */
+	const char *kind; /* "series" or "nightly" */
 	const char *pkg_version;
 	const char *const *frags;
 	size_t nr_frags;
@@ -130,8 +130,8 @@ int run_request(long long *run_id_out, const struct run_request *q);
  * Returns 0 with a new string in *file_out, or -1 when it has no "here".
  * (fallthrough.c)
  */
-int classify_site(char **file_out, long *warn_out, long *here_out,
-		  sqlite3 *db, long long diag_id);
+int classify_site(char **file_out, long *warn_out, long *here_out, sqlite3 *db,
+		  long long diag_id);
 
 /* nightly.c */
 

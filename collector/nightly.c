@@ -26,9 +26,9 @@
 struct found_tree {
 	char *path;
 	char *name;
-	char *pkg;		/* owning package, or NULL */
-	char *pkg_version;	/* its version, or NULL */
-	long ver[3];		/* from the file name, for ordering */
+	char *pkg; /* owning package, or NULL */
+	char *pkg_version; /* its version, or NULL */
+	long ver[3]; /* from the file name, for ordering */
 };
 
 static int tree_cmp(const void *a, const void *b)
@@ -133,22 +133,23 @@ static json_t *new_against(sqlite3 *db, long long run, long long older,
 	sqlite3_stmt *st = NULL;
 	json_t *arr = json_array();
 
-	if (db_prepare(&st, db,
-		       "SELECT i.file, d.line, i.function, i.option, d.message,"
-		       " d.col, s.identity_id IN (SELECT s3.identity_id"
-		       "  FROM states s3 JOIN commits c3 ON c3.id = s3.commit_id"
-		       "  WHERE c3.run_id = ?3 AND c3.position = 0"
-		       "  AND s3.state IN ('new', 'present'))"
-		       " FROM states s JOIN commits c ON c.id = s.commit_id"
-		       " JOIN identities i ON i.id = s.identity_id"
-		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		       " WHERE c.run_id = ?1 AND c.position = 0"
-		       " AND s.state IN ('new', 'present')"
-		       " AND s.identity_id NOT IN (SELECT s2.identity_id"
-		       "  FROM states s2 JOIN commits c2 ON c2.id = s2.commit_id"
-		       "  WHERE c2.run_id = ?2 AND c2.position = 0"
-		       "  AND s2.state IN ('new', 'present'))"
-		       " ORDER BY i.file, d.line"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT i.file, d.line, i.function, i.option, d.message,"
+		    " d.col, s.identity_id IN (SELECT s3.identity_id"
+		    "  FROM states s3 JOIN commits c3 ON c3.id = s3.commit_id"
+		    "  WHERE c3.run_id = ?3 AND c3.position = 0"
+		    "  AND s3.state IN ('new', 'present'))"
+		    " FROM states s JOIN commits c ON c.id = s.commit_id"
+		    " JOIN identities i ON i.id = s.identity_id"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " WHERE c.run_id = ?1 AND c.position = 0"
+		    " AND s.state IN ('new', 'present')"
+		    " AND s.identity_id NOT IN (SELECT s2.identity_id"
+		    "  FROM states s2 JOIN commits c2 ON c2.id = s2.commit_id"
+		    "  WHERE c2.run_id = ?2 AND c2.position = 0"
+		    "  AND s2.state IN ('new', 'present'))"
+		    " ORDER BY i.file, d.line"))
 		return arr;
 	db_bind_int(st, 1, run, 0);
 	db_bind_int(st, 2, older, 0);
@@ -166,7 +167,8 @@ static json_t *new_against(sqlite3 *db, long long run, long long older,
 				    json_integer(sqlite3_column_int(st, 5)));
 		json_object_set_new(w, "function",
 				    json_string(db_col_text(st, 2)));
-		json_object_set_new(w, "option", json_string(db_col_text(st, 3)));
+		json_object_set_new(w, "option",
+				    json_string(db_col_text(st, 3)));
 		json_object_set_new(w, "message",
 				    json_string(db_col_text(st, 4)));
 		json_object_set_new(w, "cause", json_string(why));
@@ -180,10 +182,11 @@ static long long count_present(sqlite3 *db, long long run)
 {
 	sqlite3_stmt *st = NULL;
 	long long n = -1;
-	if (!db_prepare(&st, db,
-			"SELECT COUNT(*) FROM states s JOIN commits c"
-			" ON c.id = s.commit_id WHERE c.run_id = ?"
-			" AND c.position = 0 AND s.state IN ('new', 'present')")) {
+	if (!db_prepare(
+		    &st, db,
+		    "SELECT COUNT(*) FROM states s JOIN commits c"
+		    " ON c.id = s.commit_id WHERE c.run_id = ?"
+		    " AND c.position = 0 AND s.state IN ('new', 'present')")) {
 		db_bind_int(st, 1, run, 0);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			n = sqlite3_column_int64(st, 0);
@@ -198,7 +201,7 @@ static long long count_present(sqlite3 *db, long long run)
  */
 struct run_facts {
 	char *tree, *version, *compiler, *verdict;
-	char *source, *sha256, *pkg_version;	/* of the tree */
+	char *source, *sha256, *pkg_version; /* of the tree */
 	long long tree_id;
 };
 
@@ -208,14 +211,15 @@ static int run_facts(struct run_facts *f, sqlite3 *db, long long run)
 	int ret = -1;
 
 	memset(f, 0, sizeof(*f));
-	if (db_prepare(&st, db,
-		       "SELECT t.name, COALESCE(t.version, ''), b.compiler,"
-		       " (SELECT verdict FROM boots WHERE build_id = b.id"
-		       "  ORDER BY id DESC LIMIT 1), t.id, t.source, t.sha256,"
-		       " t.pkg_version FROM runs r JOIN trees t ON t.id = r.tree_id"
-		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
-		       " LEFT JOIN builds b ON b.commit_id = c.id WHERE r.id = ?"
-		       " ORDER BY b.id DESC LIMIT 1"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT t.name, COALESCE(t.version, ''), b.compiler,"
+		    " (SELECT verdict FROM boots WHERE build_id = b.id"
+		    "  ORDER BY id DESC LIMIT 1), t.id, t.source, t.sha256,"
+		    " t.pkg_version FROM runs r JOIN trees t ON t.id = r.tree_id"
+		    " JOIN commits c ON c.run_id = r.id AND c.position = 0"
+		    " LEFT JOIN builds b ON b.commit_id = c.id WHERE r.id = ?"
+		    " ORDER BY b.id DESC LIMIT 1"))
 		return -1;
 	db_bind_int(st, 1, run, 0);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -253,10 +257,11 @@ static long long previous_same_tree(sqlite3 *db, long long run,
 	sqlite3_stmt *st = NULL;
 	long long id = -1;
 
-	if (db_prepare(&st, db,
-		       "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
-		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.name = ? AND r.id < ? ORDER BY r.id DESC LIMIT 1"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
+		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
+		    " AND t.name = ? AND r.id < ? ORDER BY r.id DESC LIMIT 1"))
 		return -1;
 	db_bind_text(st, 1, name);
 	db_bind_int(st, 2, run, 0);
@@ -276,12 +281,13 @@ static long long tree_with_compiler(sqlite3 *db, long long tree_id,
 	sqlite3_stmt *st = NULL;
 	long long id = -1;
 
-	if (db_prepare(&st, db,
-		       "SELECT r.id FROM runs r JOIN commits c ON c.run_id = r.id"
-		       " AND c.position = 0 JOIN builds b ON b.commit_id = c.id"
-		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND r.tree_id = ? AND b.compiler = ?"
-		       " ORDER BY r.id DESC LIMIT 1"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT r.id FROM runs r JOIN commits c ON c.run_id = r.id"
+		    " AND c.position = 0 JOIN builds b ON b.commit_id = c.id"
+		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
+		    " AND r.tree_id = ? AND b.compiler = ?"
+		    " ORDER BY r.id DESC LIMIT 1"))
 		return -1;
 	db_bind_int(st, 1, tree_id, 0);
 	db_bind_text(st, 2, compiler);
@@ -296,9 +302,8 @@ static long long tree_with_compiler(sqlite3 *db, long long tree_id,
  * VERSION (by numeric parts), or -1.  Of the runs of that version, one
  * built with COMPILER is preferred, then the latest.
  */
-static long long newest_older_tree(sqlite3 *db, long long run,
-				   const char *name, const char *version,
-				   const char *compiler)
+static long long newest_older_tree(sqlite3 *db, long long run, const char *name,
+				   const char *version, const char *compiler)
 {
 	sqlite3_stmt *st = NULL;
 	long long best = -1;
@@ -395,9 +400,10 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 		if (rebuilt >= 0)
 			json_object_set_new(
 				entry, "rebuilt",
-				json_pack("{s:I, s:I}", "run", (json_int_t)rebuilt,
-					  "warnings",
-					  (json_int_t)count_present(db, rebuilt)));
+				json_pack("{s:I, s:I}", "run",
+					  (json_int_t)rebuilt, "warnings",
+					  (json_int_t)count_present(db,
+								    rebuilt)));
 		json_object_set_new(entry, "previous_run",
 				    json_integer(prev_run));
 		json_object_set_new(entry, "previous_version",
@@ -417,27 +423,25 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 		size_t i;
 		json_t *w;
 
-		json_object_set_new(entry, "older_tree",
-				    json_pack("{s:s, s:s, s:I, s:s}", "tree",
-					      prev.tree, "version",
-					      prev.version, "run",
-					      (json_int_t)o, "compiler",
-					      prev.compiler));
+		json_object_set_new(
+			entry, "older_tree",
+			json_pack("{s:s, s:s, s:I, s:s}", "tree", prev.tree,
+				  "version", prev.version, "run", (json_int_t)o,
+				  "compiler", prev.compiler));
 		/* the same warning new against both: list it once */
-		json_array_foreach(added, i, w)
-		{
+		json_array_foreach(added, i, w) {
 			size_t j;
 			json_t *x;
 			int dup = 0;
 
-			json_array_foreach(news, j, x)
-			{
+			json_array_foreach(news, j, x) {
 				dup |= json_equal(json_object_get(x, "file"),
 						  json_object_get(w, "file")) &&
 				       json_equal(json_object_get(x, "line"),
 						  json_object_get(w, "line")) &&
 				       json_equal(json_object_get(x, "message"),
-						  json_object_get(w, "message"));
+						  json_object_get(w,
+								  "message"));
 			}
 			if (!dup)
 				json_array_append(news, w);
@@ -457,8 +461,7 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 	size_t i, j;
 	json_t *e, *w;
 
-	json_array_foreach(report, i, e)
-	{
+	json_array_foreach(report, i, e) {
 		json_t *older = json_object_get(e, "older_tree");
 
 		fprintf(fp, "%s %s: %lld warnings, boot %s (%s)\n",
@@ -466,11 +469,13 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 			json_string_value(json_object_get(e, "version")),
 			json_integer_value(json_object_get(e, "warnings")),
 			*json_string_value(json_object_get(e, "verdict")) ?
-				json_string_value(json_object_get(e, "verdict")) :
+				json_string_value(
+					json_object_get(e, "verdict")) :
 				"-",
 			json_string_value(json_object_get(e, "compiler")));
 		if (json_object_get(e, "previous_version"))
-			fprintf(fp, "   compared with the last nightly of this tree (%s)\n",
+			fprintf(fp,
+				"   compared with the last nightly of this tree (%s)\n",
 				json_string_value(json_object_get(
 					e, "previous_version")));
 		if (json_object_get(e, "previous_compiler"))
@@ -478,19 +483,21 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 				json_string_value(json_object_get(
 					e, "previous_compiler")));
 		if (json_object_get(e, "rebuilt"))
-			fprintf(fp, "   the previous tree rebuilt with this compiler (run %lld): %lld warnings\n",
+			fprintf(fp,
+				"   the previous tree rebuilt with this compiler (run %lld): %lld warnings\n",
 				json_integer_value(json_object_get(
 					json_object_get(e, "rebuilt"), "run")),
 				json_integer_value(json_object_get(
 					json_object_get(e, "rebuilt"),
 					"warnings")));
 		if (older)
-			fprintf(fp, "   compared with the newest older tree %s %s\n",
-				json_string_value(json_object_get(older, "tree")),
+			fprintf(fp,
+				"   compared with the newest older tree %s %s\n",
+				json_string_value(
+					json_object_get(older, "tree")),
 				json_string_value(
 					json_object_get(older, "version")));
-		json_array_foreach(json_object_get(e, "new"), j, w)
-		{
+		json_array_foreach(json_object_get(e, "new"), j, w) {
 			const char *fn = json_string_value(
 				json_object_get(w, "function"));
 
@@ -498,13 +505,13 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 				json_string_value(json_object_get(w, "file")),
 				json_integer_value(json_object_get(w, "line")),
 				fn ? fn : "",
-				json_string_value(json_object_get(w, "message")),
+				json_string_value(
+					json_object_get(w, "message")),
 				json_string_value(json_object_get(w, "option")),
 				json_string_value(json_object_get(w, "cause")));
 		}
 	}
-	json_array_foreach(failures, i, e)
-	{
+	json_array_foreach(failures, i, e) {
 		fprintf(fp, "!! %s\n", json_string_value(e));
 	}
 }
@@ -561,9 +568,10 @@ static long long rebuild_previous(sqlite3 *db, const struct run_request *q0,
 	id = tree_with_compiler(db, f.tree_id, compiler);
 	if (id >= 0)
 		goto out;
-	fprintf(stderr, "kwarn: nightly: the compiler changed since %s %s (%s):"
-		" building it again with %s\n", f.tree, f.version, f.compiler,
-		compiler);
+	fprintf(stderr,
+		"kwarn: nightly: the compiler changed since %s %s (%s):"
+		" building it again with %s\n",
+		f.tree, f.version, f.compiler, compiler);
 	q.tree_spec = f.source;
 	q.cached_name = f.tree;
 	q.cached_sha256 = f.sha256;
@@ -609,7 +617,8 @@ int cmd_nightly(int argc, char **argv)
 	};
 	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
 	const char *repo = NULL, *ref = NULL, *format = "text";
-	char *frags[16] = { NULL }, *default_frag = NULL, *default_series = NULL;
+	char *frags[16] = { NULL }, *default_frag = NULL,
+	     *default_series = NULL;
 	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
 	struct run_request q = { 0 };
 	struct found_tree *found = NULL;
@@ -633,14 +642,16 @@ int cmd_nightly(int argc, char **argv)
 		case 'c':
 			if (nfrags == ARRAY_SIZE(frags) ||
 			    !(frags[nfrags] = realpath(optarg, NULL))) {
-				error("cannot read config fragment '%s'", optarg);
+				error("cannot read config fragment '%s'",
+				      optarg);
 				goto out;
 			}
 			nfrags++;
 			break;
 		case 'l':
 			if (util_parse_long(&v, optarg, 1, 5)) {
-				error("--level must be 1 to 5, not '%s'", optarg);
+				error("--level must be 1 to 5, not '%s'",
+				      optarg);
 				goto out;
 			}
 			q.level = (int)v;
@@ -782,8 +793,9 @@ int cmd_nightly(int argc, char **argv)
 		if (rc || run_id < 0) {
 			json_array_append_new(
 				failures,
-				json_sprintf("%s: could not be measured (see the errors above)",
-					     t->name));
+				json_sprintf(
+					"%s: could not be measured (see the errors above)",
+					t->name));
 			continue;
 		}
 		measured_any = 1;
@@ -797,7 +809,8 @@ int cmd_nightly(int argc, char **argv)
 			q.kind = "series";
 			rc = run_request(&sid, &q);
 			if (rc == 1)
-				fprintf(stderr, "kwarn: the series does not apply to %s: recorded in run %lld\n",
+				fprintf(stderr,
+					"kwarn: the series does not apply to %s: recorded in run %lld\n",
 					t->name, sid);
 			else if (rc)
 				json_array_append_new(
@@ -821,8 +834,8 @@ int cmd_nightly(int argc, char **argv)
 		if (rc || run_id < 0) {
 			json_array_append_new(
 				failures,
-				json_sprintf("%s %s: could not be measured", repo,
-					     ref));
+				json_sprintf("%s %s: could not be measured",
+					     repo, ref));
 		} else {
 			measured_any = 1;
 			rc = compare_run(report, db, run_id, -2, -1);

@@ -331,7 +331,8 @@ static char *collapse_dotdot(char *path)
 
 			while (prev > path && prev[-1] != '/')
 				prev--;
-			if (!(w - prev == 3 && prev[0] == '.' && prev[1] == '.')) {
+			if (!(w - prev == 3 && prev[0] == '.' &&
+			      prev[1] == '.')) {
 				w = prev;
 				r += len;
 				if (*r == '/')

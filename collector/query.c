@@ -91,7 +91,7 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 		    gone ? "SELECT d.id, d.file, d.line, d.col, d.function,"
 			   " d.option, d.message, d.kind, o.path, s.seen,"
 			   " i.fingerprint, s.state, d.werror, d.source,"
-			      " cl.verdict, cl.fix, cl.reason, s.in_change"
+			   " cl.verdict, cl.fix, cl.reason, s.in_change"
 			   " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
 			   " LEFT JOIN objects o ON o.id = d.object_id"
 			   " LEFT JOIN identities i ON i.id = s.identity_id"
@@ -106,7 +106,7 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 			   "SELECT d.id, d.file, d.line, d.col, d.function,"
 			   " d.option, d.message, d.kind, o.path, g.seen,"
 			   " i.fingerprint, s.state, d.werror, d.source,"
-			      " cl.verdict, cl.fix, cl.reason, s.in_change"
+			   " cl.verdict, cl.fix, cl.reason, s.in_change"
 			   " FROM (SELECT MIN(id) AS id, COUNT(*) AS seen"
 			   "  FROM diagnostics WHERE build_id = ?1"
 			   "  GROUP BY COALESCE(identity_id, -id)) g"
@@ -157,9 +157,9 @@ int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
 		json_object_set_new(w, "source", text_or_null(st, 13));
 		if (f->commit_id >= 0 &&
 		    sqlite3_column_type(st, 17) != SQLITE_NULL)
-			json_object_set_new(w, "in_change",
-					    json_boolean(sqlite3_column_int(st,
-									    17)));
+			json_object_set_new(
+				w, "in_change",
+				json_boolean(sqlite3_column_int(st, 17)));
 		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
 			json_object_set_new(w, "verdict", text_or_null(st, 14));
 			json_object_set_new(w, "fix", text_or_null(st, 15));

@@ -20,17 +20,19 @@ static json_t *point_counts(sqlite3 *db, long long commit_id)
 	json_t *o = json_object(), *by = json_object();
 	long long warnings = 0, new_ = 0, fixed = 0, not_built = 0;
 
-	if (!db_prepare(&st, db,
-			"SELECT s.state, COALESCE(i.option, i.kind), COUNT(*)"
-			" FROM states s JOIN identities i ON i.id = s.identity_id"
-			" WHERE s.commit_id = ? GROUP BY 1, 2")) {
+	if (!db_prepare(
+		    &st, db,
+		    "SELECT s.state, COALESCE(i.option, i.kind), COUNT(*)"
+		    " FROM states s JOIN identities i ON i.id = s.identity_id"
+		    " WHERE s.commit_id = ? GROUP BY 1, 2")) {
 		db_bind_int(st, 1, commit_id, 0);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *state = db_col_text(st, 0);
 			const char *opt = db_col_text(st, 1);
 			long long n = sqlite3_column_int64(st, 2);
 
-			if (!strcmp(state, "new") || !strcmp(state, "present")) {
+			if (!strcmp(state, "new") ||
+			    !strcmp(state, "present")) {
 				json_t *cur = json_object_get(by, opt);
 
 				warnings += n;
@@ -86,12 +88,13 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 	int ret = -1;
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT c.id, c.sha, c.position, c.subject, c.author,"
-		       " c.patch, c.apply_status, c.apply_error,"
-		       " (SELECT b.id FROM builds b WHERE b.commit_id = c.id"
-		       "  ORDER BY b.id DESC LIMIT 1)"
-		       " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
+	if (db_prepare(
+		    &st, db,
+		    "SELECT c.id, c.sha, c.position, c.subject, c.author,"
+		    " c.patch, c.apply_status, c.apply_error,"
+		    " (SELECT b.id FROM builds b WHERE b.commit_id = c.id"
+		    "  ORDER BY b.id DESC LIMIT 1)"
+		    " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
 	    db_prepare(&bt, db,
 		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
 		       " replace(b.image, '/arch/x86/boot/bzImage', ''),"
@@ -113,13 +116,16 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 		struct warn_filter f = { 0 };
 		json_t *warnings = NULL;
 
-		json_object_set_new(e, "commit", json_string(db_col_text(st, 1)));
+		json_object_set_new(e, "commit",
+				    json_string(db_col_text(st, 1)));
 		json_object_set_new(e, "position",
 				    json_integer(sqlite3_column_int(st, 2)));
 		json_object_set_new(e, "subject",
 				    json_string(db_col_text(st, 3)));
-		json_object_set_new(e, "author", json_string(db_col_text(st, 4)));
-		json_object_set_new(e, "patch", json_string(db_col_text(st, 5)));
+		json_object_set_new(e, "author",
+				    json_string(db_col_text(st, 4)));
+		json_object_set_new(e, "patch",
+				    json_string(db_col_text(st, 5)));
 		json_object_set_new(e, "apply_status",
 				    json_string(db_col_text(st, 6)));
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
@@ -160,8 +166,8 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 				e, "boot_ms",
 				sqlite3_column_type(bt, 5) == SQLITE_NULL ?
 					json_null() :
-					json_integer(sqlite3_column_int64(bt,
-									  5)));
+					json_integer(
+						sqlite3_column_int64(bt, 5)));
 			json_object_set_new(
 				e, "boot_reason",
 				sqlite3_column_type(bt, 6) == SQLITE_NULL ?
@@ -221,8 +227,7 @@ static void print_warning(FILE *fp, json_t *w, const char *mark,
 	if (*jstr(w, "option"))
 		fprintf(fp, " [%s]", jstr(w, "option"));
 	fputc('\n', fp);
-	json_array_foreach(json_object_get(w, "notes"), i, n)
-	{
+	json_array_foreach(json_object_get(w, "notes"), i, n) {
 		fprintf(fp, "   %s:%lld:%lld: note: %s\n", jstr(n, "file"),
 			jint(n, "line"), jint(n, "column"), jstr(n, "message"));
 	}
@@ -264,18 +269,17 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 		json_decref(o);
 		return 0;
 	}
-	json_array_foreach(arr, i, e)
-	{
+	json_array_foreach(arr, i, e) {
 		if (jint(e, "warnings") > max)
 			max = jint(e, "warnings");
 		if (json_is_object(json_object_get(e, "modules")))
 			with_modules = 1;
 	}
 	if (!summary) {
-		json_array_foreach(arr, i, e)
-		{
-			fprintf(fp, "commit %.12s [%lld] %s\n", jstr(e, "commit"),
-				jint(e, "position"), jstr(e, "subject"));
+		json_array_foreach(arr, i, e) {
+			fprintf(fp, "commit %.12s [%lld] %s\n",
+				jstr(e, "commit"), jint(e, "position"),
+				jstr(e, "subject"));
 			if (!strcmp(jstr(e, "apply_status"), "failed")) {
 				fprintf(fp, "   does not apply: %s\n\n",
 					jstr(e, "apply_error"));
@@ -291,30 +295,32 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 					"-");
 			mods = json_object_get(e, "modules");
 			if (json_is_object(mods))
-				fprintf(fp, "   modules: %lld loaded, %lld failed\n",
+				fprintf(fp,
+					"   modules: %lld loaded, %lld failed\n",
 					jint(mods, "ok"), jint(mods, "failed"));
 			if (*jstr(e, "boot_reason"))
-				fprintf(fp, "   boot: %s\n", jstr(e, "boot_reason"));
+				fprintf(fp, "   boot: %s\n",
+					jstr(e, "boot_reason"));
 			json_array_foreach(json_object_get(e, "warnings_list"),
-					   j, w)
-			{
+					   j, w) {
 				const char *state = jstr(w, "state");
 
 				const char *bd = jstr(e, "build_dir");
 
 				if (!strcmp(state, "new") &&
 				    jint(e, "position") > 0)
-					print_warning(fp, w, ">>", *bd ? bd : NULL);
+					print_warning(fp, w, ">>",
+						      *bd ? bd : NULL);
 				else if (!strcmp(state, "fixed"))
-					print_warning(fp, w, "--", *bd ? bd : NULL);
+					print_warning(fp, w, "--",
+						      *bd ? bd : NULL);
 			}
 			fputc('\n', fp);
 		}
 	}
 	fprintf(fp, "burn-down (run %lld%s):\n", run_id,
 		with_modules ? "; boot, then modules loaded/failed" : "");
-	json_array_foreach(arr, i, e)
-	{
+	json_array_foreach(arr, i, e) {
 		fprintf(fp, "%3lld %.12s %5lld +%-3lld -%-3lld %-6s ",
 			jint(e, "position"), jstr(e, "commit"),
 			jint(e, "warnings"), jint(e, "new"), jint(e, "fixed"),
@@ -340,21 +346,22 @@ int report_tip_has_new(sqlite3 *db, long long run_id)
 	int n = -1;
 
 	/* present at the last built point, absent from the base's states */
-	if (db_prepare(&st, db,
-		       "WITH pts AS (SELECT c.id, c.position FROM commits c"
-		       "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
-		       "  WHERE b.commit_id = c.id)),"
-		       " tip AS (SELECT id FROM pts ORDER BY position DESC LIMIT 1),"
-		       " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
-		       " SELECT i.file, d.line, i.function, i.message"
-		       " FROM states s JOIN identities i ON i.id = s.identity_id"
-		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		       " WHERE s.commit_id = (SELECT id FROM tip)"
-		       " AND s.state IN ('new', 'present')"
-		       " AND NOT EXISTS (SELECT 1 FROM states b"
-		       "  WHERE b.commit_id = (SELECT id FROM base)"
-		       "  AND b.identity_id = s.identity_id"
-		       "  AND b.state IN ('new', 'present'))"))
+	if (db_prepare(
+		    &st, db,
+		    "WITH pts AS (SELECT c.id, c.position FROM commits c"
+		    "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
+		    "  WHERE b.commit_id = c.id)),"
+		    " tip AS (SELECT id FROM pts ORDER BY position DESC LIMIT 1),"
+		    " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
+		    " SELECT i.file, d.line, i.function, i.message"
+		    " FROM states s JOIN identities i ON i.id = s.identity_id"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " WHERE s.commit_id = (SELECT id FROM tip)"
+		    " AND s.state IN ('new', 'present')"
+		    " AND NOT EXISTS (SELECT 1 FROM states b"
+		    "  WHERE b.commit_id = (SELECT id FROM base)"
+		    "  AND b.identity_id = s.identity_id"
+		    "  AND b.state IN ('new', 'present'))"))
 		return -1;
 	db_bind_int(st, 1, run_id, 0);
 	n = 0;
@@ -396,7 +403,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'r':
 			if (util_parse_long(&v, optarg, 1, 1L << 40)) {
-				error("--run must be a run id, not '%s'", optarg);
+				error("--run must be a run id, not '%s'",
+				      optarg);
 				return 2;
 			}
 			run_id = v;
@@ -419,9 +427,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY))
 		return 2;
-	if (db_prepare(&st, db,
-		       run_id < 0 ? "SELECT MAX(id) FROM runs WHERE kind <> 'ingest'" :
-				    "SELECT id FROM runs WHERE id = ?"))
+	if (db_prepare(
+		    &st, db,
+		    run_id < 0 ?
+			    "SELECT MAX(id) FROM runs WHERE kind <> 'ingest'" :
+			    "SELECT id FROM runs WHERE id = ?"))
 		goto out;
 	if (run_id >= 0)
 		db_bind_int(st, 1, run_id, 0);

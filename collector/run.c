@@ -53,10 +53,10 @@ struct run {
 	const char *frags[16];
 	size_t nr_frags;
 	int level, jobs, full, boot, fail_on_new, force;
-	int no_series;		/* measure the plain tree: one point */
-	const char *kind;	/* "series" or "nightly" */
+	int no_series; /* measure the plain tree: one point */
+	const char *kind; /* "series" or "nightly" */
 	const char *pkg_version;
-	FILE *out;		/* where the summary goes */
+	FILE *out; /* where the summary goes */
 	int silence_s, timeout_s;
 	/* state */
 	sqlite3 *db;
@@ -64,12 +64,12 @@ struct run {
 	long long tree_id, run_id;
 	struct point *points;
 	size_t nr_points;
-	char *apply_failure;	/* why the series stopped, if it did */
-	char **objects;		/* single-object targets */
+	char *apply_failure; /* why the series stopped, if it did */
+	char **objects; /* single-object targets */
 	size_t nr_objects;
-	char *build_dir, *kdir;	/* B, and B/.kwarn */
+	char *build_dir, *kdir; /* B, and B/.kwarn */
 	char *config_name, *config_hash, *compiler, *flags;
-	char *cc_path;		/* kwarn-cc next to us */
+	char *cc_path; /* kwarn-cc next to us */
 	char *params;
 	int tty;
 	int64_t started;
@@ -248,8 +248,8 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	argv[n++] = owned[2] = xstrfmt("CC=%s %s%sgcc", r->cc_path,
 				       r->launcher ? r->launcher : "",
 				       r->launcher ? " " : "");
-	argv[n++] = owned[3] = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d",
-				       r->level);
+	argv[n++] = owned[3] =
+		xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d", r->level);
 	/*
 	 * The level is ours (KCFLAGS comes last and wins), so the tree's
 	 * own Kconfig level only changes every command line: a series that
@@ -266,8 +266,8 @@ static int configure(struct run *r)
 	const char *argv[64];
 	char *owned[4] = { NULL }, *cfg = xstrfmt("%s/.config", r->build_dir);
 	char *log = xstrfmt("%s/config.log", r->kdir), *stamp = NULL;
-	char *merge = xstrfmt("%s/scripts/kconfig/merge_config.sh",
-			      r->tree->src);
+	char *merge =
+		xstrfmt("%s/scripts/kconfig/merge_config.sh", r->tree->src);
 	char *text = NULL, hash[65], *want = NULL;
 	size_t n;
 	int ret = -1, rc;
@@ -288,7 +288,8 @@ static int configure(struct run *r)
 		}
 		want = strbuf_detach(&sb, NULL);
 	}
-	if (!access(cfg, R_OK) && !util_read_file(&text, NULL, stamp, 1 << 20) &&
+	if (!access(cfg, R_OK) &&
+	    !util_read_file(&text, NULL, stamp, 1 << 20) &&
 	    !strcmp(text, want)) {
 		ret = 0;
 		goto hash;
@@ -323,8 +324,8 @@ static int configure(struct run *r)
 		}
 		argv[n - 1] = "olddefconfig";
 		if ((rc = util_run(argv, NULL, log, log))) {
-			error("make olddefconfig failed (exit %d), see '%s'", rc,
-			      log);
+			error("make olddefconfig failed (exit %d), see '%s'",
+			      rc, log);
 			goto out;
 		}
 	}
@@ -389,10 +390,14 @@ static char *object_for_source(const char *src)
 		const char *dir, *via;
 	} via[] = {
 		/* compiled from the amdgpu Makefile (DESIGN.md) */
-		{ "drivers/gpu/drm/amd/amdkfd/", "drivers/gpu/drm/amd/amdgpu/../amdkfd/" },
-		{ "drivers/gpu/drm/amd/display/", "drivers/gpu/drm/amd/amdgpu/../display/" },
-		{ "drivers/gpu/drm/amd/pm/", "drivers/gpu/drm/amd/amdgpu/../pm/" },
-		{ "drivers/gpu/drm/amd/acp/", "drivers/gpu/drm/amd/amdgpu/../acp/" },
+		{ "drivers/gpu/drm/amd/amdkfd/",
+		  "drivers/gpu/drm/amd/amdgpu/../amdkfd/" },
+		{ "drivers/gpu/drm/amd/display/",
+		  "drivers/gpu/drm/amd/amdgpu/../display/" },
+		{ "drivers/gpu/drm/amd/pm/",
+		  "drivers/gpu/drm/amd/amdgpu/../pm/" },
+		{ "drivers/gpu/drm/amd/acp/",
+		  "drivers/gpu/drm/amd/amdgpu/../acp/" },
 	};
 	size_t l = strlen(src);
 	char *o;
@@ -424,8 +429,7 @@ static void collect_objects(struct run *r)
 		const char *file;
 		json_t *v;
 
-		json_object_foreach(ch, file, v)
-		{
+		json_object_foreach(ch, file, v) {
 			char *o = object_for_source(file);
 			int dup = 0;
 
@@ -578,7 +582,8 @@ static int make_points(struct run *r)
 		if (!git_commit_lookup(&c, r->tree->repo, &head) &&
 		    !git_commit_lookup(&b, r->tree->repo, &r->tree->base) &&
 		    !git_commit_tree(&ct, c) && !git_commit_tree(&bt, b) &&
-		    !git_diff_tree_to_tree(&diff, r->tree->repo, bt, ct, NULL)) {
+		    !git_diff_tree_to_tree(&diff, r->tree->repo, bt, ct,
+					   NULL)) {
 			json_t *o = json_object();
 
 			for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
@@ -589,8 +594,8 @@ static int make_points(struct run *r)
 						    json_array());
 			}
 			free(r->points[0].changed);
-			r->points[0].changed = json_dumps(o, JSON_COMPACT |
-							     JSON_SORT_KEYS);
+			r->points[0].changed =
+				json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 			json_decref(o);
 		}
 		git_diff_free(diff);
@@ -710,8 +715,9 @@ static int open_run(struct run *r)
 		}
 		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
 		sqlite3_finalize(st);
-		if (db_prepare(&st, r->db,
-			       "UPDATE runs SET status = 'running' WHERE id = ?"))
+		if (db_prepare(
+			    &st, r->db,
+			    "UPDATE runs SET status = 'running' WHERE id = ?"))
 			return -1;
 		db_bind_int(st, 1, r->run_id, 0);
 		ret = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
@@ -906,7 +912,8 @@ static int store_objects(struct run *r, struct build_writer *w)
 		if (util_read_file(&text, &len, from, 256 << 20) ||
 		    capture_header(&rc, &obj, text)) {
 			warning("skipping unreadable capture '%s'", from);
-		} else if (!bw_object(&id, w, obj, rc ? "failed" : "compiled")) {
+		} else if (!bw_object(&id, w, obj,
+				      rc ? "failed" : "compiled")) {
 			parse_capture(r, w, id, text, len);
 		}
 		free(text);
@@ -935,8 +942,7 @@ static int store_objects(struct run *r, struct build_writer *w)
 		}
 		if (!object_exists(r, obj)) {
 			bw_object(&id, w, obj, "not_built");
-		} else if (!bw_object(&id, w, obj,
-				      rc ? "failed" : "carried")) {
+		} else if (!bw_object(&id, w, obj, rc ? "failed" : "carried")) {
 			parse_capture(r, w, id, text, len);
 		}
 		free(text);
@@ -1014,8 +1020,7 @@ out:
  * modroot/lib/modules, the directory the boot packs as /lib/modules.  Returns make's status (0
  * when installed), or -1 on errors (reported) or when interrupted.
  */
-static int install_modules(struct run *r, size_t k, const char *log,
-			   char **out)
+static int install_modules(struct run *r, size_t k, const char *log, char **out)
 {
 	const char *argv[64];
 	char *owned[4] = { NULL }, *root = xstrfmt("%s/modroot", r->kdir);
@@ -1033,8 +1038,8 @@ static int install_modules(struct run *r, size_t k, const char *log,
 	argv[n] = NULL;
 	rc = run_make(r, k, argv, log);
 	if (rc > 0) {
-		warning("point %zu: make modules_install failed (status %d)",
-			k, rc);
+		warning("point %zu: make modules_install failed (status %d)", k,
+			rc);
 	} else if (!rc) {
 		*out = xstrfmt("%s/lib/modules", root);
 		if (!util_is_dir(*out)) {
@@ -1080,7 +1085,8 @@ static int build_point(struct run *r, size_t k)
 	 */
 	pointfile = xstrfmt("%s/.point", cap);
 	if (access(pointfile, R_OK) ||
-	    util_read_file(&was, NULL, pointfile, 4096) || strcmp(was, p->sha)) {
+	    util_read_file(&was, NULL, pointfile, 4096) ||
+	    strcmp(was, p->sha)) {
 		stale = list_logs(cap, &nstale);
 		for (size_t i = 0; i < nstale; i++) {
 			char *f = xstrfmt("%s/%s", cap, stale[i]);
@@ -1101,7 +1107,8 @@ static int build_point(struct run *r, size_t k)
 		/* only these objects (comma-separated), no kernel image */
 		targets = xstrdup(r->targets);
 		for (char *t = strtok_r(targets, ",", &save);
-		     t && n + 1 < ARRAY_SIZE(argv); t = strtok_r(NULL, ",", &save))
+		     t && n + 1 < ARRAY_SIZE(argv);
+		     t = strtok_r(NULL, ",", &save))
 			argv[n++] = t;
 	} else {
 		argv[n++] = "bzImage";
@@ -1114,10 +1121,10 @@ static int build_point(struct run *r, size_t k)
 		/* the series' objects, one by one, whatever the config says */
 		n = base;
 		argv[n++] = "-k";
-		for (size_t i = 0; i < r->nr_objects && n + 2 < ARRAY_SIZE(argv);
-		     i++) {
-			char *src = xstrfmt("%s/%s", r->tree->src,
-					    r->objects[i]);
+		for (size_t i = 0;
+		     i < r->nr_objects && n + 2 < ARRAY_SIZE(argv); i++) {
+			char *src =
+				xstrfmt("%s/%s", r->tree->src, r->objects[i]);
 			char *c = src + strlen(src) - 1;
 
 			*c = 'c';
@@ -1174,8 +1181,8 @@ static int build_point(struct run *r, size_t k)
 	if (classify_point(r, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
 	if (rc || rc2 || rc3)
-		warning("point %zu (%s) did not build: see '%s'", k,
-			p->subject, log);
+		warning("point %zu (%s) did not build: see '%s'", k, p->subject,
+			log);
 	ret = 0;
 	goto out;
 out_abort:
@@ -1203,8 +1210,8 @@ out:
 static char *compiler_version(void)
 {
 	const char *argv[] = { "gcc", "--version", NULL };
-	char *out = xstrfmt("%s/gcc-version.%ld", util_cache_dir(),
-			    (long)getpid());
+	char *out =
+		xstrfmt("%s/gcc-version.%ld", util_cache_dir(), (long)getpid());
 	char *text = NULL, *v;
 
 	if (util_mkdir_p(util_cache_dir()) ||
@@ -1340,11 +1347,11 @@ static char *make_params(struct run *r)
 	json_object_set_new(o, "kind", json_string(r->kind));
 	json_object_set_new(o, "tree", json_string(r->tree->source));
 	if (r->tree->sha256)
-		json_object_set_new(o, "sha256",
-				    json_string(r->tree->sha256));
+		json_object_set_new(o, "sha256", json_string(r->tree->sha256));
 	json_object_set_new(o, "series",
 			    r->series || r->range ?
-				    json_string(r->series ? r->series : r->range) :
+				    json_string(r->series ? r->series :
+							    r->range) :
 				    json_null());
 	/* the points themselves: the same patches give the same ids */
 	{
@@ -1371,7 +1378,8 @@ static char *make_params(struct run *r)
 	json_object_set_new(o, "full", json_boolean(r->full));
 	json_object_set_new(o, "boot", json_boolean(r->boot));
 	json_object_set_new(o, "launcher",
-			    r->launcher ? json_string(r->launcher) : json_null());
+			    r->launcher ? json_string(r->launcher) :
+					  json_null());
 	json_object_set_new(o, "targets",
 			    r->targets ? json_string(r->targets) : json_null());
 	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -1474,7 +1482,8 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		default_series = run_data_path("kernel/series");
 		r.series = default_series;
 		if (!r.nr_frags) {
-			default_frags[0] = run_data_path("kernel/configs/qemu.config");
+			default_frags[0] =
+				run_data_path("kernel/configs/qemu.config");
 			default_frags[1] =
 				run_data_path("kernel/configs/campaign.config");
 			r.frags[r.nr_frags++] = default_frags[0];
@@ -1500,7 +1509,8 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		if (cands)
 			r.tree_spec = cands[ci];
 		if (r.cached_sha256)
-			fprintf(stderr, "kwarn: opening %s (%.12s) from the cache\n",
+			fprintf(stderr,
+				"kwarn: opening %s (%.12s) from the cache\n",
 				r.cached_name, r.cached_sha256);
 		else
 			fprintf(stderr, "kwarn: importing %s\n",
@@ -1511,11 +1521,13 @@ static int run_execute(struct run r_in, long long *run_id_out)
 					      r.tree_spec, r.cached_sha256) :
 			     tree_import(&r.tree, r.tree_spec))
 			goto out;
-		bad = r.repo ? make_points_range(&r) :
-			r.no_series ? make_points_plain(&r) : make_points(&r);
+		bad = r.repo	  ? make_points_range(&r) :
+		      r.no_series ? make_points_plain(&r) :
+				    make_points(&r);
 		/* the default tree is the newest the series applies to */
 		if (more && (bad || (r.apply_failure && r.nr_points <= 2))) {
-			fprintf(stderr, "kwarn: the series does not apply to %s, trying %s\n",
+			fprintf(stderr,
+				"kwarn: the series does not apply to %s, trying %s\n",
 				r.tree_spec, cands[ci + 1]);
 			run_reset_tree(&r);
 			continue;
@@ -1642,16 +1654,15 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		finish_run(&r, "done", NULL);
 		ret = failed_points(&r) ? 1 : 0;
 	}
-report:
-	{
-		int rep = report_print_run(r.out ? r.out : stdout, r.db,
-					   r.run_id, "summary");
+report : {
+	int rep = report_print_run(r.out ? r.out : stdout, r.db, r.run_id,
+				   "summary");
 
-		if (r.fail_on_new && report_tip_has_new(r.db, r.run_id) > 0)
-			ret = 1;
-		if (rep)
-			ret = ret ? ret : 2;
-	}
+	if (r.fail_on_new && report_tip_has_new(r.db, r.run_id) > 0)
+		ret = 1;
+	if (rep)
+		ret = ret ? ret : 2;
+}
 	goto out;
 fail:
 	if (r.tty)
@@ -1777,7 +1788,8 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'l':
 			if (util_parse_long(&v, optarg, 1, 5)) {
-				error("--level must be 1 to 5, not '%s'", optarg);
+				error("--level must be 1 to 5, not '%s'",
+				      optarg);
 				return 2;
 			}
 			r.level = (int)v;

@@ -57,7 +57,8 @@ static int tree_lock(const char *dir)
 		goto out;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "kwarn: waiting for '%s', held by another kwarn\n",
+		fprintf(stderr,
+			"kwarn: waiting for '%s', held by another kwarn\n",
 			path);
 		if (flock(fd, LOCK_EX)) {
 			error("cannot lock '%s': %s", path, strerror(errno));
@@ -238,7 +239,8 @@ static int import_worktree(struct tree *t)
 
 	git_repository_init_options_init(&opts,
 					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
-	opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
+	opts.flags = GIT_REPOSITORY_INIT_MKPATH |
+		     GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
 	opts.workdir_path = t->src;
 	if (git_repository_init_ext(&t->repo, gitdir, &opts)) {
 		git_fail("cannot create repository");
@@ -257,8 +259,7 @@ static int import_worktree(struct tree *t)
 	mk = xstrfmt("%s/Makefile", t->src);
 	if (stat(mk, &st))
 		st.st_mtime = 0;
-	msg = xstrfmt("Import %s %s\n", t->name,
-		      t->version ? t->version : "");
+	msg = xstrfmt("Import %s %s\n", t->name, t->version ? t->version : "");
 	if (git_signature_new(&sig, "kwarn", "kwarn@localhost",
 			      (git_time_t)st.st_mtime, 0) ||
 	    git_tree_lookup(&gtree, t->repo, &tree_oid) ||
@@ -402,8 +403,9 @@ int tree_import(struct tree **out, const char *spec)
 	if (util_mkdir_p(tmp))
 		goto out;
 	if (!strcmp(t->kind, "tarball")) {
-		const char *argv[] = { "tar", "-xf", t->source, "-C", tmp,
-				       "--no-same-owner", NULL };
+		const char *argv[] = { "tar", "-xf", t->source,
+				       "-C",  tmp,   "--no-same-owner",
+				       NULL };
 		int rc = util_run(argv, NULL, NULL, NULL);
 
 		if (rc) {
@@ -613,7 +615,9 @@ int patch_mail_read(struct patch_mail *out, const char *text)
 	subj = header(text, "Subject");
 	if (!from || !date || !subj) {
 		error("not a git format-patch mail: missing %s header",
-		      !from ? "From" : !date ? "Date" : "Subject");
+		      !from ? "From" :
+		      !date ? "Date" :
+			      "Subject");
 		goto out;
 	}
 	lt = strchr(from, '<');
@@ -700,7 +704,8 @@ static char *changes_json(git_diff *diff)
 							       (size_t)l) ||
 				    line->origin != GIT_DIFF_LINE_ADDITION)
 					continue;
-				if (first >= 0 && line->new_lineno == last + 1) {
+				if (first >= 0 &&
+				    line->new_lineno == last + 1) {
 					last = line->new_lineno;
 					continue;
 				}
@@ -714,10 +719,9 @@ static char *changes_json(git_diff *diff)
 			}
 		}
 		if (first >= 0)
-			json_array_append_new(ranges,
-					      json_pack("[II]",
-							(json_int_t)first,
-							(json_int_t)last));
+			json_array_append_new(
+				ranges, json_pack("[II]", (json_int_t)first,
+						  (json_int_t)last));
 		if (delta->new_file.path && json_array_size(ranges))
 			json_object_set_new(obj, delta->new_file.path, ranges);
 		else
@@ -777,10 +781,9 @@ int tree_apply_patch(git_oid *out, char **changed_out, char **err_out,
 		goto out;
 	}
 	if (git_apply_to_tree(&index, t->repo, ptree, diff, NULL)) {
-		*err_out = xstrfmt("patch '%s' does not apply: %s", path,
-				   git_error_last() ?
-					   git_error_last()->message :
-					   "?");
+		*err_out = xstrfmt(
+			"patch '%s' does not apply: %s", path,
+			git_error_last() ? git_error_last()->message : "?");
 		error("%s", *err_out);
 		goto out;
 	}
@@ -837,8 +840,7 @@ out:
 	return ret;
 }
 
-int tree_range(git_oid **out, size_t *nr_out, struct tree *t,
-	       const char *range)
+int tree_range(git_oid **out, size_t *nr_out, struct tree *t, const char *range)
 {
 	git_revwalk *walk = NULL;
 	git_object *base = NULL;

@@ -16,18 +16,18 @@
 #include <git2.h>
 
 struct tree {
-	char *name;		/* "linux-source-6.1" */
-	char *version;		/* "6.1.192", from the tree's Makefile */
-	char *kind;		/* tarball, dir, repo */
-	char *source;		/* the tarball, directory or repository */
-	char *sha256;		/* of the tarball, else NULL */
-	char *dir;		/* the cache directory of this tree */
-	char *src;		/* its work tree */
+	char *name; /* "linux-source-6.1" */
+	char *version; /* "6.1.192", from the tree's Makefile */
+	char *kind; /* tarball, dir, repo */
+	char *source; /* the tarball, directory or repository */
+	char *sha256; /* of the tarball, else NULL */
+	char *dir; /* the cache directory of this tree */
+	char *src; /* its work tree */
 	git_repository *repo;
-	git_oid base;		/* the imported commit */
-	git_oid head;		/* what the work tree holds now */
+	git_oid base; /* the imported commit */
+	git_oid head; /* what the work tree holds now */
 	int have_head;
-	int lockfd;		/* held while we use the work tree */
+	int lockfd; /* held while we use the work tree */
 };
 
 /*
@@ -65,10 +65,10 @@ int tree_checkout(struct tree *t, const git_oid *to);
 /* A patch mail: headers and body of a `git format-patch` file. */
 struct patch_mail {
 	char *author_name, *author_email;
-	long long date;		/* Unix time */
-	int tz_minutes;		/* offset from UTC */
-	char *subject;		/* without "[PATCH ...]" */
-	char *message;		/* subject, blank line, body (up to "---") */
+	long long date; /* Unix time */
+	int tz_minutes; /* offset from UTC */
+	char *subject; /* without "[PATCH ...]" */
+	char *message; /* subject, blank line, body (up to "---") */
 };
 
 /* Parse the mail headers of PATH.  Returns 0 or -1 (reported). */

@@ -376,9 +376,9 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 	"  FROM commits c WHERE c.run_id = r.id AND EXISTS (SELECT 1 FROM" \
 	"  builds b WHERE b.commit_id = c.id) ORDER BY c.position DESC"    \
 	"  LIMIT 1) AND s.state IN ('new', 'present')),"                   \
-	" (SELECT b.compiler FROM commits c JOIN builds b"                  \
-	"  ON b.commit_id = c.id WHERE c.run_id = r.id"                     \
-	"  ORDER BY b.id LIMIT 1)"                                          \
+	" (SELECT b.compiler FROM commits c JOIN builds b"                 \
+	"  ON b.commit_id = c.id WHERE c.run_id = r.id"                    \
+	"  ORDER BY b.id LIMIT 1)"                                         \
 	" FROM runs r JOIN trees t ON t.id = r.tree_id"
 
 static json_t *run_json(sqlite3_stmt *st)

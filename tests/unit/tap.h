@@ -14,8 +14,7 @@
 static int tap_n, tap_failed;
 
 __attribute__((format(printf, 2, 3))) static inline int ok(int cond,
-							   const char *fmt,
-							   ...)
+							   const char *fmt, ...)
 {
 	va_list ap;
 
