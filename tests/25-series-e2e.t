@@ -17,30 +17,7 @@ export KWARN_CACHE="${KWARN_CACHE:-$HOME/.cache/kwarn}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-pass=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-check() { # check "what" command...
-	local what=$1
-	shift
-	if "$@"; then ok 0 "$what"; else ok 1 "$what"; fi
-}
-done_tap() {
-	echo "1..$n"
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit $?
-}
+. "$top/tests/lib/tap.sh"
 
 db="$tmp/e2e.db"
 series="$top/tests/data/series/series"

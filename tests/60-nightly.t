@@ -20,17 +20,7 @@ export KWARN_CACHE="${KWARN_CACHE:-$HOME/.cache/kwarn}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0 pass=0 fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1)); echo "ok $n - $2"
-	else
-		fail=$((fail + 1)); echo "not ok $n - $2"
-	fi
-}
-check() { local what=$1; shift; if "$@"; then ok 0 "$what"; else ok 1 "$what"; fi; }
-done_tap() { echo "1..$n"; echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+. "$top/tests/lib/tap.sh"
 
 db="$tmp/nightly.db"
 cfg="$top/kernel/configs/qemu.config"
@@ -60,25 +50,28 @@ check "the series was tried on 6.1" test "$(sqlite3 "$db" "SELECT COUNT(*) FROM 
 check "the series' outcome on 6.12 is recorded" test "$(sqlite3 "$db" "SELECT COUNT(*) FROM runs r JOIN trees t ON t.id = r.tree_id WHERE r.kind = 'series' AND t.name = 'linux-source-6.12' AND r.status IN ('done', 'failed')")" = 1
 
 # 2. a new upload of 6.1 that adds an implicit fall-through
-mkdir -p "$tmp/unpack" "$tmp/trees"
-tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/unpack"
-cat >>"$tmp/unpack/linux-source-6.1/kernel/panic.c" <<'EOF'
+probe_src() { # NAME FIRST-CASE VALUE: a function with a missing break
+	cat <<EOF
 
-int kwarn_nightly_probe(int cmd);
-int kwarn_nightly_probe(int cmd)
+int $1(int cmd);
+int $1(int cmd)
 {
 	int r = 0;
 
 	switch (cmd) {
-	case 1:
-		r = 10;
-	case 2:
+	case $2:
+		r = $3;
+	case $(($2 + 1)):
 		r += 1;
 		break;
 	}
 	return r;
 }
 EOF
+}
+mkdir -p "$tmp/unpack" "$tmp/trees"
+tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/unpack"
+probe_src kwarn_nightly_probe 1 10 >>"$tmp/unpack/linux-source-6.1/kernel/panic.c"
 want_line=$(grep -n '		r = 10;' "$tmp/unpack/linux-source-6.1/kernel/panic.c" | cut -d: -f1)
 # the same bytes every time: its import and build stay in the cache
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -c \
@@ -135,38 +128,10 @@ exec $real_gcc "\$@" -Wunused-but-set-variable
 EOF
 chmod +x "$tmp/fakecc/gcc"
 tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/unpack"
-cat >>"$tmp/unpack/linux-source-6.1/kernel/panic.c" <<'EOF'
-
-int kwarn_nightly_probe(int cmd);
-int kwarn_nightly_probe(int cmd)
 {
-	int r = 0;
-
-	switch (cmd) {
-	case 1:
-		r = 10;
-	case 2:
-		r += 1;
-		break;
-	}
-	return r;
-}
-
-int kwarn_nightly_probe2(int cmd);
-int kwarn_nightly_probe2(int cmd)
-{
-	int r = 0;
-
-	switch (cmd) {
-	case 3:
-		r = 30;
-	case 4:
-		r += 2;
-		break;
-	}
-	return r;
-}
-EOF
+	probe_src kwarn_nightly_probe 1 10
+	probe_src kwarn_nightly_probe2 3 30
+} >>"$tmp/unpack/linux-source-6.1/kernel/panic.c"
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -c \
 	-C "$tmp/unpack" linux-source-6.1 | gzip -n -1 >"$tmp/trees/linux-source-6.1.tar.gz"
 rm -rf "$tmp/unpack"
