@@ -19,10 +19,18 @@ int db_schema_version(void)
 int db_exec(sqlite3 *db, const char *sql, const char *what)
 {
 	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	const char *file = sqlite3_db_filename(db, "main");
 
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+	if (rc == SQLITE_OK)
 		return 0;
-	error("%s: %s", what, msg ? msg : sqlite3_errmsg(db));
+	/* a write that failed for want of space says so, with the file */
+	error("%s '%s': %s%s", what, file && *file ? file : ":memory:",
+	      msg ? msg : sqlite3_errmsg(db),
+	      (rc & 0xff) == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
+			      rc == SQLITE_IOERR_FSYNC ?
+		      " (disk full, or a file size limit?)" :
+		      "");
 	sqlite3_free(msg);
 	return -1;
 }
@@ -37,12 +45,12 @@ int db_prepare(sqlite3_stmt **out, sqlite3 *db, const char *sql)
 
 int db_begin(sqlite3 *db)
 {
-	return db_exec(db, "BEGIN IMMEDIATE", "cannot start transaction");
+	return db_exec(db, "BEGIN IMMEDIATE", "cannot start a transaction on");
 }
 
 int db_commit(sqlite3 *db)
 {
-	return db_exec(db, "COMMIT", "cannot commit");
+	return db_exec(db, "COMMIT", "cannot commit to");
 }
 
 void db_rollback(sqlite3 *db)
@@ -86,9 +94,11 @@ const char *db_col_text(sqlite3_stmt *st, int col)
 
 /*
  * PRAGMA user_version into *out.  Returns 0, 1 when the file is not an
- * SQLite database, or -1 (reported).  The file is read through SQLite
- * only: opening and closing a descriptor of our own on it would drop the
- * POSIX locks of every other connection of this process to it.
+ * SQLite database, 2 when another process holds it locked (past the busy
+ * timeout), or -1 (the cause in sqlite3_errmsg()).  The file is read
+ * through SQLite only: opening and closing a descriptor of our own on it
+ * would drop the POSIX locks of every other connection of this process
+ * to it.
  */
 static int user_version(int *out, sqlite3 *db)
 {
@@ -103,8 +113,8 @@ static int user_version(int *out, sqlite3 *db)
 		ret = 0;
 	} else if ((rc & 0xff) == SQLITE_NOTADB) {
 		ret = 1;
-	} else {
-		error("cannot read schema version: %s", sqlite3_errmsg(db));
+	} else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+		ret = 2;
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -158,8 +168,14 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 		error("'%s' is not a kwarn database (not SQLite)", path);
 		goto fail;
 	}
+	if (rc == 2) {
+		error("database '%s' is locked by another process (waited 10 s)",
+		      path);
+		goto fail;
+	}
 	if (rc) {
-		error("'%s' is not a usable kwarn database", path);
+		error("'%s' is not a usable kwarn database: %s", path,
+		      sqlite3_errmsg(db));
 		goto fail;
 	}
 	if (have > db_schema_version()) {

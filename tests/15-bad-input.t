@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 db=$tmp/k.db
 n=0 failed=0
 
-echo "1..28"
+echo "1..34"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -181,6 +181,50 @@ cmp -s "$tmp/good.before" "$tmp/good.after"
 ok $? "the first build's warnings are all still there, unchanged"
 ingest again "$tmp/many.log"
 ok $? "the next ingest works (no stale lock)"
+
+# A full disk: a file size limit that the database reaches mid-ingest
+# (EFBIG, as a full file system gives ENOSPC; SIGXFSZ ignored, as a
+# daemon would): a one-line error naming the file, nothing half-written.
+builds_before=$(sql "SELECT COUNT(*) FROM builds")
+for i in $(seq 1 10); do cat "$tmp/many.log"; done >"$tmp/more.log"
+size_db=$(stat -c %s "$db")
+size_wal=$(stat -c %s "$db-wal" 2>/dev/null || echo 0)
+[ "$size_wal" -gt "$size_db" ] && size_db=$size_wal
+(
+	ulimit -f $((size_db / 1024 + 16))
+	trap '' XFSZ
+	"$kwarn" ingest --db "$db" --tree t --commit full "$tmp/more.log" \
+		>/dev/null 2>"$tmp/err"
+)
+one_line_error $? "$db" && grep -q 'disk full' "$tmp/err"
+ok $? "full disk: one-line error naming the database ($(cat "$tmp/err"))"
+[ "$(sql "SELECT COUNT(*) FROM builds")" = "$builds_before" ] &&
+	[ "$(sql "SELECT COUNT(*) FROM commits WHERE sha = 'full'")" = 0 ] &&
+	[ "$(sql 'PRAGMA integrity_check')" = ok ]
+ok $? "full disk: no build or commit of it stored, integrity ok"
+warnings_of good >"$tmp/good.after"
+cmp -s "$tmp/good.before" "$tmp/good.after"
+ok $? "full disk: the first build's warnings unchanged"
+
+# A database that another process holds locked (an sqlite3 shell in an
+# exclusive transaction, fed through a FIFO that we keep open).
+mkfifo "$tmp/lockfifo"
+sqlite3 "$db" <"$tmp/lockfifo" >/dev/null 2>&1 &
+lpid=$!
+exec 4>"$tmp/lockfifo"
+echo "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; SELECT COUNT(*) FROM builds;" >&4
+sleep 1
+start=$(date +%s)
+ingest locked "$data/missing-break.log"
+rc=$?
+exec 4>&-
+wait $lpid 2>/dev/null
+one_line_error $rc "$db" && grep -q 'locked by another process' "$tmp/err"
+ok $? "locked database: one-line error naming it after $(($(date +%s) - start)) s ($(cat "$tmp/err"))"
+[ "$(sql "SELECT COUNT(*) FROM commits WHERE sha = 'locked'")" = 0 ]
+ok $? "locked database: nothing of that ingest stored"
+ingest unlocked "$data/missing-break.log"
+ok $? "locked database: the next ingest works once the lock is gone"
 
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
