@@ -25,8 +25,8 @@ int db_exec(sqlite3 *db, const char *sql, const char *what)
 	if (rc == SQLITE_OK)
 		return 0;
 	/* a write that failed for want of space says so, with the file */
-	error("%s '%s': %s%s", what, file && *file ? file : ":memory:",
-	      msg ? msg : sqlite3_errmsg(db),
+	error("%s '%s': %s%s", what,
+	      file && *file ? file : ":memory:", msg ? msg : sqlite3_errmsg(db),
 	      (rc & 0xff) == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
 			      rc == SQLITE_IOERR_FSYNC ?
 		      " (disk full, or a file size limit?)" :
