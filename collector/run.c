@@ -1017,8 +1017,9 @@ out:
  * that a module the point dropped is not booted, stripped of debug
  * information (a config with DEBUG_INFO would pack hundreds of MB), and
  * depmod'ed by the kernel's own scripts/depmod.sh.  *out gets
- * modroot/lib/modules, the directory the boot packs as /lib/modules.  Returns make's status (0
- * when installed), or -1 on errors (reported) or when interrupted.
+ * modroot/lib/modules, the directory the boot packs as /lib/modules.
+ * Returns make's status (0 when installed), or -1 on errors (reported)
+ * or when interrupted.
  */
 static int install_modules(struct run *r, size_t k, const char *log, char **out)
 {
