@@ -99,6 +99,18 @@ c=$(count '<span class="badge fixed">')
 [ "$c" = 3 ]
 ok $? "commit view with state=fixed shows the 3 fixed ($c)"
 
+# the boot page lists the modules a --full boot loaded, a failed one marked
+boot_build=$(sqlite3 "$DB" "SELECT build_id FROM boots LIMIT 1")
+sqlite3 "$DB" "INSERT INTO boot_modules(boot_id, name, status, message)
+	SELECT id, 'firewire-core', 'ok', NULL FROM boots LIMIT 1;
+	INSERT INTO boot_modules(boot_id, name, status, message)
+	SELECT id, 'kafs', 'fail', 'Address family not supported' FROM boots LIMIT 1"
+dom "#/boot/$boot_build"
+grep -qF 'Modules: 1 loaded, 1 failed' "$tmp/dom" &&
+	grep -qF '<tr class="new"><td>kafs</td><td>fail</td><td>Address family not supported</td>' "$tmp/dom" &&
+	grep -qF '<td>firewire-core</td><td>ok</td>' "$tmp/dom"
+ok $? "boot page: modules loaded and the failed one marked"
+
 mkdir -p build/artifacts
 rm -f build/artifacts/dashboard.png build/artifacts/dashboard-phone.png
 browser --hide-scrollbars --window-size=1280,900 \

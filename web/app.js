@@ -355,10 +355,18 @@ async function viewWarning(identity, commit) {
 
 async function viewBoot(build) {
 	const b = await api('/api/builds/' + enc(build) + '/boot');
+	const m = b.modules;
+	const mods = m ? card('Modules: ' + m.ok + ' loaded, ' + m.failed + ' failed',
+		el('div', { class: 'scroll' }, el('table', { id: 'boot-modules' },
+			el('thead', {}, el('tr', {}, el('th', {}, 'module'), el('th', {}, 'status'),
+				el('th', {}, 'message'))),
+			el('tbody', {}, ...m.list.map((x) => el('tr',
+				{ class: x.status === 'ok' ? '' : 'new' }, el('td', {}, x.name),
+				el('td', {}, x.status), el('td', {}, x.message || ''))))))) : null;
 	show(card('Boot of build ' + build, el('p', {}, 'verdict ', verdict(b.verdict),
 		b.reason ? ' · ' + b.reason : '', b.duration_ms !== null ?
 			' · ' + (b.duration_ms / 1000).toFixed(1) + ' s' : ''),
-	el('pre', { class: 'source' }, b.log || '(no log)')));
+	el('pre', { class: 'source' }, b.log || '(no log)')), ...(mods ? [mods] : []));
 }
 
 // ---- subsystems ----
