@@ -202,6 +202,7 @@ static long long count_present(sqlite3 *db, long long run)
 struct run_facts {
 	char *tree, *version, *compiler, *verdict;
 	char *source, *sha256, *pkg_version; /* of the tree */
+	char *commit; /* the commit measured: a git tree's changes */
 	long long tree_id;
 };
 
@@ -211,15 +212,15 @@ static int run_facts(struct run_facts *f, sqlite3 *db, long long run)
 	int ret = -1;
 
 	memset(f, 0, sizeof(*f));
-	if (db_prepare(
-		    &st, db,
-		    "SELECT t.name, COALESCE(t.version, ''), b.compiler,"
-		    " (SELECT verdict FROM boots WHERE build_id = b.id"
-		    "  ORDER BY id DESC LIMIT 1), t.id, t.source, t.sha256,"
-		    " t.pkg_version FROM runs r JOIN trees t ON t.id = r.tree_id"
-		    " JOIN commits c ON c.run_id = r.id AND c.position = 0"
-		    " LEFT JOIN builds b ON b.commit_id = c.id WHERE r.id = ?"
-		    " ORDER BY b.id DESC LIMIT 1"))
+	if (db_prepare(&st, db,
+		       "SELECT t.name, COALESCE(t.version, ''), b.compiler,"
+		       " (SELECT verdict FROM boots WHERE build_id = b.id"
+		       "  ORDER BY id DESC LIMIT 1), t.id, t.source, t.sha256,"
+		       " t.pkg_version, c.sha FROM runs r"
+		       " JOIN trees t ON t.id = r.tree_id"
+		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
+		       " LEFT JOIN builds b ON b.commit_id = c.id WHERE r.id = ?"
+		       " ORDER BY b.id DESC LIMIT 1"))
 		return -1;
 	db_bind_int(st, 1, run, 0);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -233,6 +234,7 @@ static int run_facts(struct run_facts *f, sqlite3 *db, long long run)
 			f->sha256 = xstrdup(db_col_text(st, 6));
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 			f->pkg_version = xstrdup(db_col_text(st, 7));
+		f->commit = xstrdup(db_col_text(st, 8));
 		ret = 0;
 	}
 	sqlite3_finalize(st);
@@ -248,6 +250,7 @@ static void run_facts_release(struct run_facts *f)
 	free(f->source);
 	free(f->sha256);
 	free(f->pkg_version);
+	free(f->commit);
 }
 
 /* The last nightly of the same tree name before RUN, or -1. */
@@ -390,7 +393,8 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 		if (strcmp(prev.compiler, me.compiler)) {
 			json_object_set_new(entry, "previous_compiler",
 					    json_string(prev.compiler));
-			if (prev.tree_id == me.tree_id)
+			if (prev.tree_id == me.tree_id &&
+			    !strcmp(prev.commit, me.commit))
 				cause = "compiler"; /* the same code */
 			else if (rebuilt >= 0)
 				split = rebuilt;
