@@ -165,6 +165,30 @@ static void set(json_t *o, const char *key, json_t *v)
 	json_object_set_new(o, key, v ? v : json_null());
 }
 
+/*
+ * Set in O one key per column of ST from column FIRST on, as SPEC names
+ * them: "id:i sha:s ...", i for an integer and s for a string (NULL
+ * stays null).
+ */
+static void set_cols(json_t *o, sqlite3_stmt *st, int first, const char *spec)
+{
+	for (int col = first; *spec; col++) {
+		const char *colon = strchr(spec, ':');
+		char key[64];
+		size_t n = colon ? (size_t)(colon - spec) : 0;
+
+		if (!colon || n >= sizeof(key) || !colon[1])
+			die("bad set_cols spec '%s'", spec);
+		memcpy(key, spec, n);
+		key[n] = '\0';
+		set(o, key,
+		    colon[1] == 'i' ? col_int(st, col) : col_str(st, col));
+		spec = colon + 2;
+		while (*spec == ' ')
+			spec++;
+	}
+}
+
 /* A positive id from path or query value S named NAME, or 400. */
 static int parse_id(long long *out, struct api_reply *reply, const char *name,
 		    const char *s)
@@ -386,21 +410,12 @@ static json_t *run_json(sqlite3_stmt *st)
 	json_t *o = json_object(), *t = json_object();
 
 	set(o, "id", col_int(st, 0));
-	set(t, "id", col_int(st, 1));
-	set(t, "name", col_str(st, 2));
-	set(t, "version", col_str(st, 3));
+	set_cols(t, st, 1, "id:i name:s version:s");
 	set(o, "tree", t);
-	set(o, "kind", col_str(st, 4));
-	set(o, "series", col_str(st, 5));
-	set(o, "config", col_str(st, 6));
-	set(o, "level", col_int(st, 7));
-	set(o, "status", col_str(st, 8));
-	set(o, "message", col_str(st, 9));
-	set(o, "started_at", col_int(st, 10));
-	set(o, "finished_at", col_int(st, 11));
-	set(o, "commits", col_int(st, 12));
-	set(o, "warnings", col_int(st, 13));
-	set(o, "compiler", col_str(st, 14));
+	set_cols(o, st, 4,
+		 "kind:s series:s config:s level:i status:s "
+		 "message:s started_at:i finished_at:i commits:i "
+		 "warnings:i compiler:s");
 	return o;
 }
 
@@ -455,13 +470,9 @@ int api_trees(struct api_reply *reply, const struct api_req *r)
 	while (rc == SQLITE_DONE && sqlite3_step(st) == SQLITE_ROW) {
 		json_t *t = json_object(), *runs = json_array();
 
-		set(t, "id", col_int(st, 0));
-		set(t, "name", col_str(st, 1));
-		set(t, "version", col_str(st, 2));
-		set(t, "pkg_version", col_str(st, 3));
-		set(t, "kind", col_str(st, 4));
-		set(t, "source", col_str(st, 5));
-		set(t, "imported_at", col_int(st, 6));
+		set_cols(t, st, 0,
+			 "id:i name:s version:s pkg_version:s kind:s "
+			 "source:s imported_at:i");
 		set(t, "maintainers", json_boolean(sqlite3_column_int(st, 7)));
 		sqlite3_bind_int64(rs, 1, sqlite3_column_int64(st, 0));
 		while ((rc = sqlite3_step(rs)) == SQLITE_ROW)
@@ -507,13 +518,9 @@ int api_run(struct api_reply *reply, const struct api_req *r)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *c = json_object();
 
-		set(c, "id", col_int(st, 0));
-		set(c, "position", col_int(st, 1));
-		set(c, "sha", col_str(st, 2));
-		set(c, "subject", col_str(st, 3));
-		set(c, "patch", col_str(st, 4));
-		set(c, "apply_status", col_str(st, 5));
-		set(c, "build", col_int(st, 6));
+		set_cols(c, st, 0,
+			 "id:i position:i sha:s subject:s patch:s "
+			 "apply_status:s build:i");
 		json_array_append_new(commits, c);
 	}
 	sqlite3_finalize(st);
@@ -641,10 +648,7 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 		set(c, "commit", col_str(st, 2));
 		set(c, "id", col_int(st, 0));
 		set(c, "position", col_int(st, 1));
-		set(c, "subject", col_str(st, 3));
-		set(c, "patch", col_str(st, 4));
-		set(c, "apply_status", col_str(st, 5));
-		set(c, "build", col_int(st, 6));
+		set_cols(c, st, 3, "subject:s patch:s apply_status:s build:i");
 		set(c, "warnings", built ? json_integer(0) : json_null());
 		set(c, "new", built ? json_integer(0) : json_null());
 		set(c, "fixed", built ? json_integer(0) : json_null());
@@ -936,11 +940,7 @@ static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
 	while (sqlite3_step(nt) == SQLITE_ROW) {
 		json_t *n = json_object();
 
-		set(n, "file", col_str(nt, 0));
-		set(n, "line", col_int(nt, 1));
-		set(n, "column", col_int(nt, 2));
-		set(n, "message", col_str(nt, 3));
-		set(n, "source", col_str(nt, 4));
+		set_cols(n, nt, 0, "file:s line:i column:i message:s source:s");
 		json_array_append_new(notes, n);
 	}
 	sqlite3_reset(nt);
@@ -1035,12 +1035,9 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 		set(w, "identity", col_str(st, 13));
 		set(w, "identity_id", col_int(st, 0));
 		set(w, "state", col_str(st, 1));
-		set(w, "file", col_str(st, 4));
-		set(w, "line", col_int(st, 5));
-		set(w, "column", col_int(st, 6));
-		set(w, "function", col_str(st, 7));
-		set(w, "option", col_str(st, 8));
-		set(w, "message", col_str(st, 9));
+		set_cols(w, st, 4,
+			 "file:s line:i column:i function:s option:s "
+			 "message:s");
 		set(w, "kind", col_str(st, 11));
 		set(w, "source", col_str(st, 10));
 		set(w, "object", col_str(st, 12));
@@ -1054,9 +1051,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 		set(w, "fixed", col_str(st, 17));
 		set(w, "reproducer", reproducer(st, 12, 14));
 		/* kwarn classify's verdict on a fall-through, or nulls */
-		set(w, "verdict", col_str(st, 19));
-		set(w, "fix", col_str(st, 20));
-		set(w, "reason", col_str(st, 21));
+		set_cols(w, st, 19, "verdict:s fix:s reason:s");
 		set(w, "notes",
 		    sqlite3_column_type(st, 3) == SQLITE_NULL ?
 			    json_array() :
@@ -1271,9 +1266,7 @@ static int boot_modules_json(struct api_reply *reply, sqlite3 *db,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *m = json_object();
 
-		set(m, "name", col_str(st, 0));
-		set(m, "status", col_str(st, 1));
-		set(m, "message", col_str(st, 2));
+		set_cols(m, st, 0, "name:s status:s message:s");
 		ok += !strcmp(db_col_text(st, 1), "ok");
 		json_array_append_new(list, m);
 	}
