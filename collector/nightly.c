@@ -253,12 +253,22 @@ static void run_facts_release(struct run_facts *f)
 	free(f->commit);
 }
 
+/* The first column of ST's first row (a run id), or -1; finalizes ST. */
+static long long first_id(sqlite3_stmt *st)
+{
+	long long id = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
 /* The last nightly of the same tree name before RUN, or -1. */
 static long long previous_same_tree(sqlite3 *db, long long run,
 				    const char *name)
 {
 	sqlite3_stmt *st = NULL;
-	long long id = -1;
 
 	if (db_prepare(
 		    &st, db,
@@ -268,10 +278,7 @@ static long long previous_same_tree(sqlite3 *db, long long run,
 		return -1;
 	db_bind_text(st, 1, name);
 	db_bind_int(st, 2, run, 0);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
+	return first_id(st);
 }
 
 /*
@@ -282,7 +289,6 @@ static long long tree_with_compiler(sqlite3 *db, long long tree_id,
 				    const char *compiler)
 {
 	sqlite3_stmt *st = NULL;
-	long long id = -1;
 
 	if (db_prepare(
 		    &st, db,
@@ -294,10 +300,7 @@ static long long tree_with_compiler(sqlite3 *db, long long tree_id,
 		return -1;
 	db_bind_int(st, 1, tree_id, 0);
 	db_bind_text(st, 2, compiler);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
+	return first_id(st);
 }
 
 /*
