@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -262,6 +263,23 @@ static long long first_id(sqlite3_stmt *st)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return id;
+}
+
+/* Did RUN finish before time T (seconds since the epoch), or in it? */
+static int run_finished_before(sqlite3 *db, long long run, long long t)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (db_prepare(&st, db,
+		       "SELECT finished_at <= ? FROM runs WHERE id = ?"))
+		return 0;
+	db_bind_int(st, 1, t, 0);
+	db_bind_int(st, 2, run, 0);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		yes = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return yes;
 }
 
 /* The last nightly of the same tree name before RUN, or -1. */
@@ -831,6 +849,9 @@ int cmd_nightly(int argc, char **argv)
 		long long run_id = -1;
 		int rc;
 
+		/* finished before this nightly: the branch's head was measured */
+		long long started = (long long)time(NULL);
+
 		q.repo = repo;
 		q.range = range;
 		q.series = NULL;
@@ -843,6 +864,9 @@ int cmd_nightly(int argc, char **argv)
 				failures,
 				json_sprintf("%s %s: could not be measured",
 					     repo, ref));
+		} else if (run_finished_before(db, run_id, started)) {
+			fprintf(stderr, "kwarn: %s %s: measured before\n", repo,
+				ref);
 		} else {
 			measured_any = 1;
 			rc = compare_run(report, db, run_id, -2, -1);

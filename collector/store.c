@@ -216,7 +216,18 @@ int store_tree(long long *out, sqlite3 *db, const struct tree_info *t)
 	db_bind_text(st, 4, t->sha256);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*out = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		st = NULL;
 		ret = 0;
+		/* a git branch moves on: its version is the newest seen */
+		if (t->version && !strcmp(t->kind, "repo") &&
+		    (db_prepare(&st, db,
+				"UPDATE trees SET version = ? WHERE id = ?") ||
+		     db_bind_text(st, 1, t->version) ||
+		     db_bind_int(st, 2, *out, 0) ||
+		     sqlite3_step(st) != SQLITE_DONE))
+			ret = error("cannot store the version of tree '%s'",
+				    t->name);
 		goto out;
 	}
 	sqlite3_finalize(st);

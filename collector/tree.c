@@ -79,6 +79,7 @@ void tree_free(struct tree *t)
 	if (t->lockfd > 0)
 		close(t->lockfd);
 	git_repository_free(t->repo);
+	git_repository_free(t->user);
 	free(t->name);
 	free(t->version);
 	free(t->kind);
@@ -90,29 +91,57 @@ void tree_free(struct tree *t)
 }
 
 /* "6.1.192" from the tree's top Makefile; NULL if it is not a kernel. */
-static char *kernel_version(const char *src)
+/* "6.1.192" from the text of a kernel's top Makefile, or NULL. */
+static char *kernel_version_text(const char *buf)
 {
-	char *path = xstrfmt("%s/Makefile", src), *buf = NULL, *ver = NULL;
 	long v[3] = { -1, -1, -1 };
 	static const char *const keys[] = { "VERSION = ", "PATCHLEVEL = ",
 					    "SUBLEVEL = " };
 
-	if (access(path, R_OK))
-		goto out;
-	if (util_read_file(&buf, NULL, path, 1 << 20))
-		goto out;
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		char *p = strstr(buf, keys[i]);
+		const char *p = strstr(buf, keys[i]);
 
 		if (p && (p == buf || p[-1] == '\n'))
 			v[i] = strtol(p + strlen(keys[i]), NULL, 10);
 	}
-	if (v[0] >= 0 && v[1] >= 0)
-		ver = v[2] > 0 ? xstrfmt("%ld.%ld.%ld", v[0], v[1], v[2]) :
-				 xstrfmt("%ld.%ld", v[0], v[1]);
-out:
+	if (v[0] < 0 || v[1] < 0)
+		return NULL;
+	return v[2] > 0 ? xstrfmt("%ld.%ld.%ld", v[0], v[1], v[2]) :
+			  xstrfmt("%ld.%ld", v[0], v[1]);
+}
+
+static char *kernel_version(const char *src)
+{
+	char *path = xstrfmt("%s/Makefile", src), *buf = NULL, *ver = NULL;
+
+	if (!access(path, R_OK) && !util_read_file(&buf, NULL, path, 1 << 20))
+		ver = kernel_version_text(buf);
 	free(path);
 	free(buf);
+	return ver;
+}
+
+/* The version in the top Makefile of commit OID, or NULL. */
+static char *commit_version(git_repository *repo, const git_oid *oid)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	char *text, *ver = NULL;
+
+	if (!git_commit_lookup(&c, repo, oid) && !git_commit_tree(&tree, c) &&
+	    !git_tree_entry_bypath(&e, tree, "Makefile") &&
+	    !git_blob_lookup(&blob, repo, git_tree_entry_id(e))) {
+		text = xstrndup(git_blob_rawcontent(blob),
+				(size_t)git_blob_rawsize(blob));
+		ver = kernel_version_text(text);
+		free(text);
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(c);
 	return ver;
 }
 
@@ -512,6 +541,9 @@ int tree_open_repo(struct tree **out, const char *path)
 		}
 		git_reference_free(head);
 	}
+	/* branch and tag names are the user's: keep it to resolve them */
+	t->user = user;
+	user = NULL;
 	*out = t;
 	t = NULL;
 	ret = 0;
@@ -529,6 +561,7 @@ int tree_checkout(struct tree *t, const git_oid *to)
 {
 	git_checkout_options opts;
 	git_commit *commit = NULL;
+	git_index *index = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	int ret = -1;
 
@@ -538,6 +571,19 @@ int tree_checkout(struct tree *t, const git_oid *to)
 	if (git_commit_lookup(&commit, t->repo, to)) {
 		git_fail(hex);
 		goto out;
+	}
+	{
+		/*
+		 * The commit the work tree holds may be gone (a --repo branch
+		 * rewritten, its objects pruned): then the index, which
+		 * names what was checked out, is the baseline, not HEAD.
+		 */
+		git_object *head = NULL;
+
+		if (git_revparse_single(&head, t->repo, "HEAD^{commit}") &&
+		    !git_repository_index(&index, t->repo))
+			opts.baseline_index = index;
+		git_object_free(head);
 	}
 	if (git_checkout_tree(t->repo, (const git_object *)commit, &opts) ||
 	    git_repository_set_head_detached(t->repo, to)) {
@@ -549,6 +595,7 @@ int tree_checkout(struct tree *t, const git_oid *to)
 	t->have_head = 1;
 	ret = 0;
 out:
+	git_index_free(index);
 	git_commit_free(commit);
 	return ret;
 }
@@ -842,8 +889,10 @@ out:
 
 int tree_range(git_oid **out, size_t *nr_out, struct tree *t, const char *range)
 {
+	/* names (branches, tags) live in the user's repository, if any */
+	git_repository *names = t->user ? t->user : t->repo;
 	git_revwalk *walk = NULL;
-	git_object *base = NULL;
+	git_object *base = NULL, *tip = NULL;
 	char *dots = strstr(range, ".."), *b = NULL;
 	git_oid oid, *list = NULL;
 	size_t n = 1;
@@ -855,12 +904,17 @@ int tree_range(git_oid **out, size_t *nr_out, struct tree *t, const char *range)
 		return error("range '%s' is not BASE..TIP", range);
 	}
 	b = xstrndup(range, (size_t)(dots - range));
-	if (git_revparse_single(&base, t->repo, b)) {
+	if (git_revparse_single(&base, names, b)) {
 		git_fail(b);
 		goto out;
 	}
+	if (git_revparse_single(&tip, names, dots + 2)) {
+		git_fail(dots + 2);
+		goto out;
+	}
 	if (git_revwalk_new(&walk, t->repo) ||
-	    git_revwalk_push_range(walk, range)) {
+	    git_revwalk_push(walk, git_object_id(tip)) ||
+	    git_revwalk_hide(walk, git_object_id(base))) {
 		git_fail(range);
 		goto out;
 	}
@@ -872,6 +926,15 @@ int tree_range(git_oid **out, size_t *nr_out, struct tree *t, const char *range)
 		list = xrealloc(list, (n + 1) * sizeof(*list));
 		git_oid_cpy(&list[n++], &oid);
 	}
+	if (t->user) {
+		/* a branch's version is its tip's */
+		char *v = commit_version(t->repo, &list[n - 1]);
+
+		if (v) {
+			free(t->version);
+			t->version = v;
+		}
+	}
 	*out = list;
 	*nr_out = n;
 	list = NULL;
@@ -880,6 +943,7 @@ out:
 	free(list);
 	free(b);
 	git_object_free(base);
+	git_object_free(tip);
 	git_revwalk_free(walk);
 	return ret;
 }
