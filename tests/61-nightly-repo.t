@@ -3,7 +3,8 @@
 # is named as the user names it (the name lives in the user's repository,
 # not in kwarn's cache), its newest commit is measured once, a new commit
 # that adds an implicit fall-through makes the next nightly exit 1 naming
-# it, and a nightly with nothing new builds nothing.
+# it, a nightly with nothing new builds nothing, and a head that does not
+# build exits 2 naming the cause.
 #
 # The user's repository is a `git clone --shared` of the packaged 6.1
 # tree that kwarn imported (so no copy of the objects), with a branch at
@@ -122,5 +123,35 @@ check "unknown branch: exit 2 (got $rc)" test "$rc" = 2
 check "unknown branch: named" grep -q 'no-such-branch' "$tmp/n4.err"
 check "nothing measured earlier is lost" \
 	test "$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")" = "$mid"
+
+# 5. a branch whose head does not build: exit 2 with the cause, and the
+# nights measured before are kept
+printf 'int kwarn_repo_broken(void) { return }\n' >>"$tmp/panic.c"
+(
+	cd "$repo" &&
+	export GIT_INDEX_FILE="$tmp/index" &&
+	git read-tree main &&
+	blob=$(git hash-object -w "$tmp/panic.c") &&
+	git update-index --cacheinfo "100644,$blob,kernel/panic.c" &&
+	tree=$(git write-tree) &&
+	commit=$(GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org \
+		git commit-tree "$tree" -p main -m "panic: break the build") &&
+	git update-ref refs/heads/broken "$commit"
+)
+kept="SELECT (SELECT COUNT(*) FROM builds WHERE status = 'ok') || '/' ||
+	(SELECT COUNT(*) FROM states WHERE commit_id IN
+	 (SELECT commit_id FROM builds WHERE status = 'ok'))"
+ok_before=$(sqlite3 "$db" "$kept")
+"$kwarn" nightly --db "$db" --config "$cfg" --series none \
+	--repo "$repo" --ref broken >"$tmp/n5.txt" 2>"$tmp/n5.err"
+rc=$?
+check "a head that does not build: exit 2 (got $rc)" test "$rc" = 2
+check "the cause is named: the build and its log" \
+	grep -q "did not build: see '.*make-0.log'" "$tmp/n5.err"
+check "the failed build is stored as failed" \
+	test "$(sqlite3 "$db" "SELECT COUNT(*) FROM builds WHERE status = 'failed'")" = 1
+check "the nights measured before are kept ($ok_before builds/states)" \
+	test "$(sqlite3 "$db" "$kept")" = "$ok_before"
 
 done_tap
