@@ -114,6 +114,7 @@ struct run_request {
 	size_t nr_frags;
 	int level, jobs, boot;
 	const char *launcher;
+	int *measured_before; /* if not NULL: set to 1 when nothing ran */
 };
 
 /*
@@ -122,6 +123,9 @@ struct run_request {
  * patch that does not apply), 2 (error, reported) or 130 (interrupted).
  */
 int run_request(long long *run_id_out, const struct run_request *q);
+
+/* The first line of `gcc --version`, as runs store it (new string). */
+char *run_compiler_version(void);
 
 /*
  * Where the fall-through of diagnostic DIAG_ID is: the file of its "here"

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -263,23 +262,6 @@ static long long first_id(sqlite3_stmt *st)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return id;
-}
-
-/* Did RUN finish before time T (seconds since the epoch), or in it? */
-static int run_finished_before(sqlite3 *db, long long run, long long t)
-{
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (db_prepare(&st, db,
-		       "SELECT finished_at <= ? FROM runs WHERE id = ?"))
-		return 0;
-	db_bind_int(st, 1, t, 0);
-	db_bind_int(st, 2, run, 0);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		yes = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return yes;
 }
 
 /* The last nightly of the same tree name before RUN, or -1. */
@@ -759,15 +741,11 @@ int cmd_nightly(int argc, char **argv)
 			strbuf_addf(&sb, "+%s", strrchr(frags[i], '/') + 1);
 		config_name = strbuf_detach(&sb, NULL);
 	}
-	{
-		/* the same words as kwarn run stores in builds.compiler */
-		const char *argv_cc[] = { "gcc", "--version", NULL };
-
-		compiler = first_line(argv_cc);
-		if (!compiler) {
-			error("cannot run 'gcc --version'");
-			goto out;
-		}
+	/* the same words as kwarn run stores in builds.compiler */
+	compiler = run_compiler_version();
+	if (!strcmp(compiler, "unknown")) {
+		error("cannot run 'gcc --version'");
+		goto out;
 	}
 	if (!repo && find_trees(&found, &nfound, trees))
 		goto out;
@@ -847,24 +825,23 @@ int cmd_nightly(int argc, char **argv)
 	if (repo) {
 		char *range = xstrfmt("%s..%s", ref, ref);
 		long long run_id = -1;
-		int rc;
-
-		/* finished before this nightly: the branch's head was measured */
-		long long started = (long long)time(NULL);
+		int rc, before = 0;
 
 		q.repo = repo;
 		q.range = range;
 		q.series = NULL;
 		q.kind = "nightly";
 		q.cached_name = q.cached_sha256 = NULL;
+		q.measured_before = &before; /* the branch's head, already */
 		rc = run_request(&run_id, &q);
+		q.measured_before = NULL;
 		free(range);
 		if (rc || run_id < 0) {
 			json_array_append_new(
 				failures,
 				json_sprintf("%s %s: could not be measured",
 					     repo, ref));
-		} else if (run_finished_before(db, run_id, started)) {
+		} else if (before) {
 			fprintf(stderr, "kwarn: %s %s: measured before\n", repo,
 				ref);
 		} else {

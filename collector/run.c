@@ -54,6 +54,7 @@ struct run {
 	size_t nr_frags;
 	int level, jobs, full, boot, fail_on_new, force;
 	int no_series; /* measure the plain tree: one point */
+	int *measured_before; /* set when the run was measured before */
 	const char *kind; /* "series" or "nightly" */
 	const char *pkg_version;
 	FILE *out; /* where the summary goes */
@@ -1208,7 +1209,7 @@ out:
  * The first line of `gcc --version`: part of a run's parameters, so that
  * a new compiler measures again (kwarn nightly relies on it).
  */
-static char *compiler_version(void)
+char *run_compiler_version(void)
 {
 	const char *argv[] = { "gcc", "--version", NULL };
 	char *out =
@@ -1564,7 +1565,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		}
 		r.config_name = strbuf_detach(&sb, NULL);
 	}
-	r.compiler = compiler_version();
+	r.compiler = run_compiler_version();
 	r.params = make_params(&r);
 	if (db_begin(r.db))
 		goto out;
@@ -1576,8 +1577,12 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		db_rollback(r.db);
 		if (run_id_out)
 			*run_id_out = r.run_id;
-		printf("run %lld: already measured (use --force to measure again)\n",
-		       r.run_id);
+		if (r.measured_before)
+			*r.measured_before = 1;
+		/* to stderr under kwarn nightly: its stdout is the report */
+		fprintf(r.out ? r.out : stdout,
+			"run %lld: already measured (use --force to measure again)\n",
+			r.run_id);
 		ret = 0;
 		goto report;
 	}
@@ -1707,6 +1712,7 @@ int run_request(long long *run_id_out, const struct run_request *q)
 	r.jobs = q->jobs;
 	r.boot = q->boot;
 	r.launcher = q->launcher;
+	r.measured_before = q->measured_before;
 	r.silence_s = 30;
 	r.timeout_s = 120;
 	r.out = stderr;

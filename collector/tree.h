@@ -24,7 +24,7 @@ struct tree {
 	char *dir; /* the cache directory of this tree */
 	char *src; /* its work tree */
 	git_repository *repo;
-	git_repository *user;	/* a --repo tree: the user's, for names */
+	git_repository *user; /* a --repo tree: the user's, for names */
 	git_oid base; /* the imported commit */
 	git_oid head; /* what the work tree holds now */
 	int have_head;

@@ -64,6 +64,22 @@ check "it measured the branch's head" \
 check "and booted it" \
 	test "$(jq -r '.trees[0].verdict' "$tmp/n1.json")" = pass
 
+# commit_panic BRANCH MESSAGE: a commit on top of main whose
+# kernel/panic.c is $tmp/panic.c, as BRANCH (no work tree: a temporary
+# index)
+commit_panic() (
+	cd "$repo" &&
+	export GIT_INDEX_FILE="$tmp/index" &&
+	git read-tree main &&
+	blob=$(git hash-object -w "$tmp/panic.c") &&
+	git update-index --cacheinfo "100644,$blob,kernel/panic.c" &&
+	tree=$(git write-tree) &&
+	commit=$(GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org \
+		git commit-tree "$tree" -p main -m "$2") &&
+	git update-ref "refs/heads/$1" "$commit"
+)
+
 # 2. a new commit on main with an implicit fall-through
 git -C "$repo" show main:kernel/panic.c >"$tmp/panic.c"
 cat >>"$tmp/panic.c" <<'EOF'
@@ -84,18 +100,7 @@ int kwarn_repo_probe(int cmd)
 }
 EOF
 want_line=$(grep -n '		r = 10;' "$tmp/panic.c" | tail -n 1 | cut -d: -f1)
-(
-	cd "$repo" &&
-	export GIT_INDEX_FILE="$tmp/index" &&
-	git read-tree main &&
-	blob=$(git hash-object -w "$tmp/panic.c") &&
-	git update-index --cacheinfo "100644,$blob,kernel/panic.c" &&
-	tree=$(git write-tree) &&
-	commit=$(GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
-		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org \
-		git commit-tree "$tree" -p main -m "panic: add a probe") &&
-	git update-ref refs/heads/main "$commit"
-)
+commit_panic main "panic: add a probe"
 check "main moved to a new commit" \
 	test "$(git -C "$repo" rev-parse main)" != "$base"
 nightly >"$tmp/n2.txt" 2>"$tmp/n2.err"
@@ -127,18 +132,7 @@ check "nothing measured earlier is lost" \
 # 5. a branch whose head does not build: exit 2 with the cause, and the
 # nights measured before are kept
 printf 'int kwarn_repo_broken(void) { return }\n' >>"$tmp/panic.c"
-(
-	cd "$repo" &&
-	export GIT_INDEX_FILE="$tmp/index" &&
-	git read-tree main &&
-	blob=$(git hash-object -w "$tmp/panic.c") &&
-	git update-index --cacheinfo "100644,$blob,kernel/panic.c" &&
-	tree=$(git write-tree) &&
-	commit=$(GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
-		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org \
-		git commit-tree "$tree" -p main -m "panic: break the build") &&
-	git update-ref refs/heads/broken "$commit"
-)
+commit_panic broken "panic: break the build"
 kept="SELECT (SELECT COUNT(*) FROM builds WHERE status = 'ok') || '/' ||
 	(SELECT COUNT(*) FROM states WHERE commit_id IN
 	 (SELECT commit_id FROM builds WHERE status = 'ok'))"
