@@ -553,10 +553,24 @@ static int make_points(struct run *r)
 
 		if (tree_apply_patch(&next, &changed, &err, r->tree, &head,
 				     base[i], &m)) {
-			error("base overlay does not apply to %s %s: %s",
-			      r->tree->name, r->tree->version, err);
+			const char *name = strrchr(base[i], '/');
+
+			/*
+			 * An expected outcome on a newer tree, recorded as a
+			 * patch of the series that does not apply is: the run
+			 * gets one unbuilt point, the import, and the reason.
+			 */
+			r->apply_failure = xstrfmt(
+				"base overlay patch %zu '%s' does not apply to %s %s: %s",
+				i + 1, name ? name + 1 : base[i], r->tree->name,
+				r->tree->version ? r->tree->version : "",
+				err ? err : "?");
+			point_add(r, &r->tree->base, "campaign base", "kwarn",
+				  0, NULL, NULL);
+			r->points[r->nr_points - 1].commit_id = -2;
 			free(err);
 			patch_mail_release(&m);
+			ret = 0;
 			goto out;
 		}
 		free(changed);
@@ -1330,7 +1344,7 @@ static int store_points(struct run *r)
 		c.author = p->author;
 		c.date = p->date ? p->date : -1;
 		c.patch = p->patch;
-		c.apply_status = !i ? "base" : failed ? "failed" : "applied";
+		c.apply_status = failed ? "failed" : !i ? "base" : "applied";
 		c.apply_error = failed ? r->apply_failure : NULL;
 		c.changed = p->changed;
 		if (store_commit(&p->commit_id, r->db, &c))
@@ -1538,7 +1552,8 @@ static int run_execute(struct run r_in, long long *run_id_out)
 			goto out;
 		break;
 	}
-	if (r.nr_points == 0 || r.points[0].commit_id == -2) {
+	if (r.nr_points == 0 ||
+	    (r.points[0].commit_id == -2 && !r.apply_failure)) {
 		error("nothing to build");
 		goto out;
 	}
@@ -1591,6 +1606,13 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	if (store_points(&r) || db_commit(r.db)) {
 		db_rollback(r.db);
 		goto out;
+	}
+	if (r.points[0].commit_id == -2) {
+		/* the base overlay did not apply: nothing to build */
+		error("series stopped: %s", r.apply_failure);
+		finish_run(&r, "failed", r.apply_failure);
+		ret = 1;
+		goto report;
 	}
 	/* the build directory: one per tree and config */
 	{
