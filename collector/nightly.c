@@ -264,6 +264,39 @@ static long long first_id(sqlite3_stmt *st)
 	return id;
 }
 
+/*
+ * Record in ENTRY (the report of tree NAME) how series run SID ended:
+ * "series": {"run", "status", "message"}; a series or base overlay that
+ * does not apply to a newer tree is "failed" with the reason, which is an
+ * outcome of the night, not a failure of it.  Returns 0 or -1.
+ */
+static int series_outcome(json_t *entry, const char *name, sqlite3 *db,
+			  long long sid)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (!entry || !json_is_string(json_object_get(entry, "tree")) ||
+	    strcmp(json_string_value(json_object_get(entry, "tree")), name))
+		return 0; /* the tree was not compared: nothing to add to */
+	if (db_prepare(&st, db,
+		       "SELECT status, message FROM runs WHERE id = ?"))
+		return -1;
+	db_bind_int(st, 1, sid, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *msg = db_col_text(st, 1);
+
+		json_object_set_new(
+			entry, "series",
+			json_pack("{s:I, s:s, s:o}", "run", (json_int_t)sid,
+				  db_col_text(st, 0), "message",
+				  msg ? json_string(msg) : json_null()));
+		ret = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* The last nightly of the same tree name before RUN, or -1. */
 static long long previous_same_tree(sqlite3 *db, long long run,
 				    const char *name)
@@ -504,6 +537,17 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 					json_object_get(older, "tree")),
 				json_string_value(
 					json_object_get(older, "version")));
+		if (json_object_get(e, "series")) {
+			json_t *sr = json_object_get(e, "series");
+			const char *msg = json_string_value(
+				json_object_get(sr, "message"));
+
+			fprintf(fp, "   series: run %lld, %s%s%s\n",
+				json_integer_value(json_object_get(sr, "run")),
+				json_string_value(
+					json_object_get(sr, "status")),
+				msg ? ": " : "", msg ? msg : "");
+		}
 		json_array_foreach(json_object_get(e, "new"), j, w) {
 			const char *fn = json_string_value(
 				json_object_get(w, "function"));
@@ -820,6 +864,15 @@ int cmd_nightly(int argc, char **argv)
 					failures,
 					json_sprintf("%s: the series run failed",
 						     t->name));
+			if (rc <= 1 && sid >= 0 &&
+			    series_outcome(
+				    json_array_get(report,
+						   json_array_size(report) - 1),
+				    t->name, db, sid))
+				json_array_append_new(
+					failures,
+					json_sprintf("%s: cannot read run %lld",
+						     t->name, sid));
 		}
 	}
 	if (repo) {

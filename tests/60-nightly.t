@@ -21,6 +21,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/nightly-probe.sh"
 
 db="$tmp/nightly.db"
 cfg="$top/kernel/configs/qemu.config"
@@ -50,33 +51,8 @@ check "the series was tried on 6.1" test "$(sqlite3 "$db" "SELECT COUNT(*) FROM 
 check "the series' outcome on 6.12 is recorded" test "$(sqlite3 "$db" "SELECT COUNT(*) FROM runs r JOIN trees t ON t.id = r.tree_id WHERE r.kind = 'series' AND t.name = 'linux-source-6.12' AND r.status IN ('done', 'failed')")" = 1
 
 # 2. a new upload of 6.1 that adds an implicit fall-through
-probe_src() { # NAME FIRST-CASE VALUE: a function with a missing break
-	cat <<EOF
-
-int $1(int cmd);
-int $1(int cmd)
-{
-	int r = 0;
-
-	switch (cmd) {
-	case $2:
-		r = $3;
-	case $(($2 + 1)):
-		r += 1;
-		break;
-	}
-	return r;
-}
-EOF
-}
-mkdir -p "$tmp/unpack" "$tmp/trees"
-tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/unpack"
-probe_src kwarn_nightly_probe 1 10 >>"$tmp/unpack/linux-source-6.1/kernel/panic.c"
-want_line=$(grep -n '		r = 10;' "$tmp/unpack/linux-source-6.1/kernel/panic.c" | cut -d: -f1)
-# the same bytes every time: its import and build stay in the cache
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -c \
-	-C "$tmp/unpack" linux-source-6.1 | gzip -n -1 >"$tmp/trees/linux-source-6.1.tar.gz"
-rm -rf "$tmp/unpack"
+probe_upload "$tmp/trees" kwarn_nightly_probe
+want_line=$probe_line
 before=$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")
 nightly --trees "$tmp/trees" --series none >"$tmp/n2.txt" 2>"$tmp/n2.err"
 rc=$?
@@ -114,7 +90,7 @@ check "a held lock: said so" grep -q 'another kwarn nightly' "$tmp/n5.err"
 # behind a wrapper that says another version and turns a warning on again
 # that the kernel's flags turn off, as a compiler release that enables a
 # warning by default would.
-mkdir -p "$tmp/fakecc" "$tmp/unpack"
+mkdir -p "$tmp/fakecc"
 real_gcc=$(command -v gcc)
 cat >"$tmp/fakecc/gcc" <<EOF
 #!/bin/sh
@@ -127,14 +103,7 @@ done
 exec $real_gcc "\$@" -Wunused-but-set-variable
 EOF
 chmod +x "$tmp/fakecc/gcc"
-tar -xf /usr/src/linux-source-6.1.tar.xz -C "$tmp/unpack"
-{
-	probe_src kwarn_nightly_probe 1 10
-	probe_src kwarn_nightly_probe2 3 30
-} >>"$tmp/unpack/linux-source-6.1/kernel/panic.c"
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -c \
-	-C "$tmp/unpack" linux-source-6.1 | gzip -n -1 >"$tmp/trees/linux-source-6.1.tar.gz"
-rm -rf "$tmp/unpack"
+probe_upload "$tmp/trees" kwarn_nightly_probe kwarn_nightly_probe2
 y_tree=$(sqlite3 "$db" "SELECT r.tree_id FROM runs r JOIN trees t ON t.id = r.tree_id WHERE r.kind = 'nightly' AND t.source = '$tmp/trees/linux-source-6.1.tar.gz' ORDER BY r.id DESC LIMIT 1")
 start=$(date +%s)
 PATH="$tmp/fakecc:$PATH" nightly --trees "$tmp/trees" --series none --format json >"$tmp/n6.json" 2>"$tmp/n6.err"
