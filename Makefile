@@ -8,7 +8,7 @@ WARN = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
        -Wimplicit-fallthrough=5 -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(WERROR) $(CFLAGS) \
-	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Icommon -Ischema
+	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Icommon -Ischema -Ilib
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -16,7 +16,9 @@ DESTDIR ?=
 B = build
 COMMON_SRC = $(wildcard common/*.c) schema/db.c
 SCHEMA_SQL = $(sort $(wildcard schema/[0-9][0-9][0-9][0-9]-*.sql))
-# Every collector/*.c goes into the library but the two mains.
+# libkwarn: what both programs share (lib/, common/, schema/).
+LIBKWARN_SRC = $(wildcard lib/*.c) $(COMMON_SRC)
+# Each program: its own folder; the tests link these archives too.
 COLLECTOR_MAINS = collector/main.c collector/cc.c
 COLLECTOR_SRC = $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
 SERVER_MAINS = server/main.c
@@ -25,8 +27,11 @@ UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 ASAN_BIN = $(patsubst tests/unit/%.c,$(B)/asan/tests/%,$(UNIT_SRC))
 
-LIB_OBJ = $(patsubst %.c,$(B)/%.o,$(COMMON_SRC) $(COLLECTOR_SRC) \
-	$(SERVER_SRC)) $(B)/schema/migrations.o
+LIB_OBJ = $(patsubst %.c,$(B)/%.o,$(LIBKWARN_SRC)) $(B)/schema/migrations.o
+COLLECTOR_OBJ = $(patsubst %.c,$(B)/%.o,$(COLLECTOR_SRC))
+SERVER_OBJ = $(patsubst %.c,$(B)/%.o,$(SERVER_SRC))
+ARCHIVES = collector server libkwarn
+TEST_LIBS = $(B)/collector.a $(B)/server.a $(B)/libkwarn.a
 ASAN_LIB_OBJ = $(patsubst $(B)/%,$(B)/asan/%,$(LIB_OBJ))
 
 PROGS = bin/kwarn bin/kwarn-cc $(if $(wildcard server/main.c),bin/kwarn-server)
@@ -47,7 +52,13 @@ $(B)/%.o: %.c
 $(B)/libkwarn.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-bin/kwarn: $(B)/collector/main.o $(B)/libkwarn.a
+$(B)/collector.a: $(COLLECTOR_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/server.a: $(SERVER_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+bin/kwarn: $(B)/collector/main.o $(B)/collector.a $(B)/libkwarn.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 
@@ -56,13 +67,13 @@ bin/kwarn-cc: $(B)/collector/cc.o
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 
-bin/kwarn-server: $(B)/server/main.o $(B)/libkwarn.a
+bin/kwarn-server: $(B)/server/main.o $(B)/server.a $(B)/libkwarn.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libkwarn.a
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(TEST_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Icollector -Iserver -o $@ $< $(B)/libkwarn.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Icollector -Iserver -o $@ $< $(TEST_LIBS) $(LIBS)
 
 # Sanitizer build of the unit tests.
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -74,15 +85,20 @@ $(B)/asan/%.o: %.c
 	$(CC) $(ALL_CFLAGS) $(SAN) -MMD -MP -c -o $@ $<
 $(B)/asan/libkwarn.a: $(ASAN_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(B)/asan/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libkwarn.a
+$(B)/asan/collector.a: $(patsubst $(B)/%,$(B)/asan/%,$(COLLECTOR_OBJ))
+	rm -f $@ && ar rcs $@ $^
+$(B)/asan/server.a: $(patsubst $(B)/%,$(B)/asan/%,$(SERVER_OBJ))
+	rm -f $@ && ar rcs $@ $^
+ASAN_TEST_LIBS = $(patsubst $(B)/%,$(B)/asan/%,$(TEST_LIBS))
+$(B)/asan/tests/%: tests/unit/%.c tests/unit/tap.h $(ASAN_TEST_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN) -Icollector -Iserver -o $@ $< $(B)/asan/libkwarn.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Icollector -Iserver -o $@ $< $(ASAN_TEST_LIBS) $(LIBS)
 
 # The parser fuzzer (libFuzzer, clang).
-FUZZ_SRC = tests/fuzz/fuzz-parse.c collector/parse.c common/strbuf.c common/util.c
+FUZZ_SRC = tests/fuzz/fuzz-parse.c lib/parse.c common/strbuf.c common/util.c
 $(B)/fuzz-parse: $(FUZZ_SRC)
 	@mkdir -p $(@D)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Icollector \
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ilib \
 		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lcrypto
 
 deps:

@@ -15,319 +15,15 @@
 #include <sys/stat.h>
 
 #include "census.h"
+#include "census-tree.h"
 #include "classify.h"
 #include "db.h"
+#include "json.h"
 #include "kwarn.h"
+#include "query.h"
+#include "srctree.h"
 #include "util.h"
 #include "banned.h"
-
-/* Larger sources are skipped with a note. */
-#define MAX_SOURCE (32u << 20)
-
-/* A JSON string of S; bytes that are not UTF-8 become '?'. */
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s);
-	char *copy;
-
-	if (j)
-		return j;
-	copy = xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
-/* ---- reading sources ---- */
-
-typedef int (*source_fn)(void *ctx, const char *path, const char *buf,
-			 size_t len);
-
-struct source_skip {
-	char *path;
-	const char *why;
-};
-
-struct source_walk {
-	source_fn fn;
-	void *ctx;
-	struct source_skip *skips;
-	size_t nskips, askips;
-	long files;
-};
-
-static void walk_skip(struct source_walk *w, const char *path, const char *why)
-{
-	if (w->nskips == w->askips) {
-		w->askips = w->askips ? 2 * w->askips : 8;
-		w->skips = xrealloc(w->skips, w->askips * sizeof(*w->skips));
-	}
-	w->skips[w->nskips].path = xstrdup(path);
-	w->skips[w->nskips++].why = why;
-}
-
-static void walk_release(struct source_walk *w)
-{
-	for (size_t i = 0; i < w->nskips; i++)
-		free(w->skips[i].path);
-	free(w->skips);
-}
-
-static int is_c_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 2 && name[n - 2] == '.' &&
-	       (name[n - 1] == 'c' || name[n - 1] == 'h');
-}
-
-/* Not C: a NUL byte in the first 8 KiB, as git and grep decide. */
-static int looks_binary(const char *buf, size_t len)
-{
-	return memchr(buf, '\0', len < 8192 ? len : 8192) != NULL;
-}
-
-static int walk_one(struct source_walk *w, const char *rel, const char *buf,
-		    size_t len)
-{
-	if (len > MAX_SOURCE) {
-		walk_skip(w, rel, "too large");
-		return 0;
-	}
-	if (looks_binary(buf, len)) {
-		walk_skip(w, rel, "binary, not C");
-		return 0;
-	}
-	w->files++;
-	return w->fn(w->ctx, rel, buf, len);
-}
-
-static int walk_dir(struct source_walk *w, const char *root, const char *rel)
-{
-	char *dir = *rel ? xstrfmt("%s/%s", root, rel) : xstrdup(root);
-	struct dirent **ents = NULL;
-	int n, i, ret = 0;
-
-	n = scandir(dir, &ents, NULL, alphasort);
-	if (n < 0) {
-		/* the tree itself must be readable; below it, a note */
-		if (*rel)
-			walk_skip(w, rel, "unreadable directory");
-		else
-			ret = error("cannot read directory '%s': %s", dir,
-				    strerror(errno));
-		free(dir);
-		return ret;
-	}
-	for (i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		char *sub, *full;
-		struct stat st;
-
-		if (!strcmp(name, ".") || !strcmp(name, "..") ||
-		    !strcmp(name, ".git") || ret) {
-			free(ents[i]);
-			continue;
-		}
-		sub = *rel ? xstrfmt("%s/%s", rel, name) : xstrdup(name);
-		full = xstrfmt("%s/%s", root, sub);
-		if (lstat(full, &st)) {
-			walk_skip(w, sub, "cannot stat");
-		} else if (S_ISDIR(st.st_mode)) {
-			ret = walk_dir(w, root, sub);
-		} else if (S_ISREG(st.st_mode) && is_c_name(name)) {
-			char *buf = NULL;
-			size_t len = 0;
-
-			if (st.st_size > (off_t)MAX_SOURCE)
-				walk_skip(w, sub, "too large");
-			else if (util_read_file(&buf, &len, full, MAX_SOURCE))
-				walk_skip(w, sub, "unreadable");
-			else
-				ret = walk_one(w, sub, buf, len);
-			free(buf);
-		}
-		free(sub);
-		free(full);
-		free(ents[i]);
-	}
-	free(ents);
-	free(dir);
-	return ret;
-}
-
-/* Walk PATH: a directory tree, or a single file. */
-static int walk_path(struct source_walk *w, const char *path)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int ret;
-
-	if (stat(path, &st))
-		return error("cannot open '%s': %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return walk_dir(w, path, "");
-	if (util_read_file(&buf, &len, path, MAX_SOURCE))
-		return -1;
-	ret = walk_one(w, path, buf, len);
-	free(buf);
-	return ret;
-}
-
-struct git_walk_ctx {
-	struct source_walk *w;
-	git_repository *repo;
-	int ret;
-	const char *base; /* path of the walked subtree, "" or "dir/" */
-};
-
-static int git_walk_cb(const char *root, const git_tree_entry *e, void *p)
-{
-	struct git_walk_ctx *g = p;
-	const char *name = git_tree_entry_name(e);
-	git_blob *blob = NULL;
-	char *rel;
-
-	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || !is_c_name(name))
-		return 0;
-	rel = xstrfmt("%s%s%s", g->base, root, name);
-	if (git_blob_lookup(&blob, g->repo, git_tree_entry_id(e))) {
-		walk_skip(g->w, rel, "cannot read blob");
-	} else {
-		git_object_size_t sz = git_blob_rawsize(blob);
-
-		if (sz > MAX_SOURCE)
-			walk_skip(g->w, rel, "too large");
-		else if (walk_one(g->w, rel, git_blob_rawcontent(blob),
-				  (size_t)sz))
-			g->ret = -1;
-	}
-	git_blob_free(blob);
-	free(rel);
-	return g->ret ? -1 : 0;
-}
-
-static int open_commit_tree(git_repository **repo_out, git_tree **tree_out,
-			    const char *repo_path, const char *rev)
-{
-	git_object *obj = NULL;
-	int ret = 0;
-
-	git_libgit2_init();
-	if (git_repository_open_ext(repo_out, repo_path, 0, NULL)) {
-		*repo_out = NULL;
-		return error("cannot open repository '%s': %s", repo_path,
-			     git_error_last() ? git_error_last()->message :
-						"?");
-	}
-	if (git_revparse_single(&obj, *repo_out, rev) ||
-	    git_object_peel((git_object **)tree_out, obj, GIT_OBJECT_TREE)) {
-		ret = error("unknown commit '%s' in '%s'", rev, repo_path);
-		git_repository_free(*repo_out);
-		*repo_out = NULL;
-	}
-	git_object_free(obj);
-	return ret;
-}
-
-/*
- * Walk the *.c and *.h files of commit REV of the repository REPO_PATH,
- * below PREFIX (a directory or a file of the tree) if not NULL or "".
- */
-static int walk_git(struct source_walk *w, const char *repo_path,
-		    const char *rev, const char *prefix)
-{
-	struct git_walk_ctx g = { w, NULL, 0, "" };
-	git_tree *tree = NULL, *sub = NULL;
-	git_tree_entry *e = NULL;
-	char *path = NULL, *base = NULL, *slash;
-	size_t n;
-
-	if (open_commit_tree(&g.repo, &tree, repo_path, rev))
-		return -1;
-	if (!prefix || !*prefix) {
-		if (git_tree_walk(tree, GIT_TREEWALK_PRE, git_walk_cb, &g) &&
-		    !g.ret)
-			g.ret = error("cannot walk commit '%s'", rev);
-		goto out;
-	}
-	path = xstrdup(prefix);
-	n = strlen(path);
-	while (n && path[n - 1] == '/')
-		path[--n] = '\0';
-	if (!n || git_tree_entry_bypath(&e, tree, path)) {
-		g.ret = error("no path '%s' at commit '%s'", prefix, rev);
-		goto out;
-	}
-	if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
-		if (git_tree_lookup(&sub, g.repo, git_tree_entry_id(e))) {
-			g.ret = error("cannot read '%s' at commit '%s'", path,
-				      rev);
-			goto out;
-		}
-		g.base = base = xstrfmt("%s/", path);
-		if (git_tree_walk(sub, GIT_TREEWALK_PRE, git_walk_cb, &g) &&
-		    !g.ret)
-			g.ret = error("cannot walk '%s' at commit '%s'", path,
-				      rev);
-	} else {
-		/* one file: the callback wants its directory as the root */
-		slash = strrchr(path, '/');
-		base = slash ? xstrndup(path, (size_t)(slash - path) + 1) :
-			       xstrdup("");
-		git_walk_cb(base, e, &g);
-	}
-out:
-	git_tree_entry_free(e);
-	git_tree_free(sub);
-	git_tree_free(tree);
-	git_repository_free(g.repo);
-	free(path);
-	free(base);
-	return g.ret;
-}
-
-/* Read one file of a commit, or of a directory, into *out. */
-static int read_source(char **out, size_t *len, const char *tree_dir,
-		       const char *repo_path, const char *rev, const char *file)
-{
-	git_repository *repo = NULL;
-	git_tree *tree = NULL;
-	git_tree_entry *e = NULL;
-	git_blob *blob = NULL;
-	int ret = -1;
-
-	*out = NULL;
-	if (tree_dir) {
-		char *p = xstrfmt("%s/%s", tree_dir, file);
-
-		ret = util_read_file(out, len, p, MAX_SOURCE);
-		free(p);
-		return ret;
-	}
-	if (open_commit_tree(&repo, &tree, repo_path, rev))
-		return -1;
-	if (git_tree_entry_bypath(&e, tree, file) ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(e))) {
-		error("no file '%s' at commit '%s'", file, rev);
-		goto out;
-	}
-	*len = (size_t)git_blob_rawsize(blob);
-	*out = xmalloc(*len + 1);
-	memcpy(*out, git_blob_rawcontent(blob), *len);
-	(*out)[*len] = '\0';
-	ret = 0;
-out:
-	git_blob_free(blob);
-	git_tree_entry_free(e);
-	git_tree_free(tree);
-	git_repository_free(repo);
-	return ret;
-}
 
 /*
  * The sha of a stored commit named by REF (its id in the commits table, a
@@ -368,121 +64,9 @@ out:
 
 /* ---- kwarn census ---- */
 
-struct tally_row {
-	enum census_marker kind;
-	char *spelling;
-	long count;
-	long accepted[6]; /* placed so that level N accepts it */
-};
-
-struct upgrade {
-	char *file;
-	long line;
-	char *spelling;
-};
-
-struct census_run {
-	struct tally_row *rows;
-	size_t nr, alloc;
-	struct upgrade *ups;
-	size_t nups, aups;
-	long labels, marked, files_noted;
-	json_t *notes;
-};
-
-static struct tally_row *tally_find(struct census_run *r,
-				    enum census_marker kind, const char *sp)
-{
-	struct tally_row *row;
-
-	for (size_t i = 0; i < r->nr; i++)
-		if (r->rows[i].kind == kind && !strcmp(r->rows[i].spelling, sp))
-			return &r->rows[i];
-	if (r->nr == r->alloc) {
-		r->alloc = r->alloc ? 2 * r->alloc : 64;
-		r->rows = xrealloc(r->rows, r->alloc * sizeof(*r->rows));
-	}
-	row = &r->rows[r->nr++];
-	memset(row, 0, sizeof(*row));
-	row->kind = kind;
-	row->spelling = xstrdup(sp);
-	return row;
-}
-
-static const char *const note_names[] = {
-	"unterminated comment",
-	"unterminated string",
-	"NUL bytes",
-	"CRLF",
-	"not UTF-8",
-};
-
-static json_t *notes_json(unsigned notes)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < ARRAY_SIZE(note_names); i++)
-		if (notes & (1u << i))
-			json_array_append_new(a, json_string(note_names[i]));
-	return a;
-}
-
-static int census_visit(void *ctx, const char *path, const char *buf,
-			size_t len)
-{
-	struct census_run *r = ctx;
-	struct census_file f;
-
-	census_scan(&f, buf, len);
-	if (f.notes) {
-		json_t *o = json_object();
-
-		json_object_set_new(o, "file", jstr(path));
-		json_object_set_new(o, "notes", notes_json(f.notes));
-		json_array_append_new(r->notes, o);
-	}
-	for (size_t i = 0; i < f.nr; i++) {
-		const struct census_label *l = &f.labels[i];
-		struct tally_row *row;
-
-		r->labels++;
-		if (l->marker == CENSUS_MARK_NONE)
-			continue;
-		r->marked++;
-		row = tally_find(r, l->marker, l->spelling);
-		row->count++;
-		for (int lv = 1; lv <= 5; lv++)
-			if (l->levels & (1u << lv))
-				row->accepted[lv]++;
-		if ((l->levels & (1u << 3)) && !(l->levels & (1u << 5))) {
-			struct upgrade *u;
-
-			if (r->nups == r->aups) {
-				r->aups = r->aups ? 2 * r->aups : 64;
-				r->ups = xrealloc(r->ups,
-						  r->aups * sizeof(*r->ups));
-			}
-			u = &r->ups[r->nups++];
-			u->file = xstrdup(path);
-			u->line = l->marker_line;
-			u->spelling = xstrdup(l->spelling ? l->spelling : "");
-		}
-	}
-	census_file_release(&f);
-	return 0;
-}
-
-static int row_cmp(const void *a, const void *b)
-{
-	const struct tally_row *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return strcmp(x->spelling, y->spelling);
-}
-
-static void census_print_text(struct census_run *r, struct source_walk *w,
-			      const char *what, int upgrade)
+static void census_print_text(const struct census_tally *r,
+			      const struct srctree_walk *w, const char *what,
+			      int upgrade)
 {
 	size_t i, shown = 0, rest = 0;
 	long rest_count = 0;
@@ -502,7 +86,7 @@ static void census_print_text(struct census_run *r, struct source_walk *w,
 	printf("%-10s %7s %7s %7s %7s  %s\n", "kind", "count", "ok@=3", "ok@=4",
 	       "ok@=5", "spelling (case folded)");
 	for (i = 0; i < r->nr; i++) {
-		const struct tally_row *row = &r->rows[i];
+		const struct census_tally_row *row = &r->rows[i];
 
 		if (shown >= 40 && row->count < 2) {
 			rest++;
@@ -527,95 +111,6 @@ static void census_print_text(struct census_run *r, struct source_walk *w,
 		       json_array_size(r->notes));
 }
 
-static json_t *census_json(struct census_run *r, struct source_walk *w,
-			   const char *what, int upgrade)
-{
-	json_t *o = json_object(), *a = json_array(), *ups = json_array();
-	json_t *sk = json_array();
-	size_t i;
-
-	json_object_set_new(o, "source", jstr(what));
-	json_object_set_new(o, "files", json_integer(w->files));
-	json_object_set_new(o, "labels", json_integer(r->labels));
-	json_object_set_new(o, "marked", json_integer(r->marked));
-	for (i = 0; i < r->nr && !upgrade; i++) {
-		json_t *m = json_object(), *acc = json_object();
-
-		json_object_set_new(
-			m, "kind",
-			json_string(census_marker_name(r->rows[i].kind)));
-		json_object_set_new(m, "spelling", jstr(r->rows[i].spelling));
-		json_object_set_new(m, "count", json_integer(r->rows[i].count));
-		for (int lv = 1; lv <= 5; lv++) {
-			char k[2] = { (char)('0' + lv), 0 };
-
-			json_object_set_new(
-				acc, k, json_integer(r->rows[i].accepted[lv]));
-		}
-		json_object_set_new(m, "accepted", acc);
-		json_array_append_new(a, m);
-	}
-	json_object_set_new(o, "markers", a);
-	for (i = 0; i < r->nups; i++) {
-		json_t *u = json_object();
-
-		json_object_set_new(u, "file", jstr(r->ups[i].file));
-		json_object_set_new(u, "line", json_integer(r->ups[i].line));
-		json_object_set_new(u, "marker", jstr(r->ups[i].spelling));
-		json_array_append_new(ups, u);
-	}
-	json_object_set_new(o, "upgrade", ups);
-	for (i = 0; i < w->nskips; i++) {
-		json_t *s = json_object();
-
-		json_object_set_new(s, "file", jstr(w->skips[i].path));
-		json_object_set_new(s, "reason", json_string(w->skips[i].why));
-		json_array_append_new(sk, s);
-	}
-	json_object_set_new(o, "skipped", sk);
-	json_object_set_new(o, "notes", json_incref(r->notes));
-	return o;
-}
-
-static void census_run_release(struct census_run *r)
-{
-	for (size_t i = 0; i < r->nr; i++)
-		free(r->rows[i].spelling);
-	free(r->rows);
-	for (size_t i = 0; i < r->nups; i++) {
-		free(r->ups[i].file);
-		free(r->ups[i].spelling);
-	}
-	free(r->ups);
-	json_decref(r->notes);
-}
-
-int census_git_json(json_t **out, const char *repo_path, const char *rev,
-		    const char *prefix)
-{
-	struct census_run r = { 0 };
-	struct source_walk w = { 0 };
-	char *what;
-	int ret = -1;
-
-	*out = NULL;
-	r.notes = json_array();
-	w.fn = census_visit;
-	w.ctx = &r;
-	if (!walk_git(&w, repo_path, rev, prefix)) {
-		qsort(r.rows, r.nr, sizeof(*r.rows), row_cmp);
-		what = prefix && *prefix ?
-			       xstrfmt("%s@%s:%s", repo_path, rev, prefix) :
-			       xstrfmt("%s@%s", repo_path, rev);
-		*out = census_json(&r, &w, what, 0);
-		free(what);
-		ret = 0;
-	}
-	census_run_release(&r);
-	walk_release(&w);
-	return ret;
-}
-
 static const char *const gap_names[] = {
 	"blank line", "comment", "statement", "brace", "preprocessor line",
 };
@@ -628,7 +123,7 @@ static int census_levels(const char *path)
 	struct census_file f;
 	json_t *a = json_array(), *o = json_object();
 
-	if (util_read_file(&buf, &len, path, MAX_SOURCE))
+	if (util_read_file(&buf, &len, path, SRCTREE_MAX_SOURCE))
 		return -1;
 	census_scan(&f, buf, len);
 	for (size_t i = 0; i < f.nr; i++) {
@@ -659,7 +154,7 @@ static int census_levels(const char *path)
 		json_array_append_new(a, e);
 	}
 	json_object_set_new(o, "file", jstr(path));
-	json_object_set_new(o, "notes", notes_json(f.notes));
+	json_object_set_new(o, "notes", census_notes_json(f.notes));
 	json_object_set_new(o, "labels", a);
 	json_dumpf(o, stdout, JSON_INDENT(1));
 	putchar('\n');
@@ -695,8 +190,8 @@ int cmd_census(int argc, char **argv)
 	};
 	const char *dbpath = NULL, *commit = NULL, *repo = NULL;
 	const char *format = "text", *levels = NULL, *prefix = NULL;
-	struct census_run r = { 0 };
-	struct source_walk w = { 0 };
+	struct census_tally r = { 0 };
+	struct srctree_walk w = { 0 };
 	char *sha = NULL, *what = NULL, *cached = NULL;
 	int upgrade = 0, c, ret = -1;
 
@@ -756,7 +251,7 @@ int cmd_census(int argc, char **argv)
 		return 2;
 	}
 	r.notes = json_array();
-	w.fn = census_visit;
+	w.fn = census_tally_visit;
 	w.ctx = &r;
 	if (commit) {
 		/* without --repo, the collector's copy of the commit's tree */
@@ -768,7 +263,7 @@ int cmd_census(int argc, char **argv)
 		what = prefix ? xstrfmt("%s@%s:%s", repo, sha ? sha : commit,
 					prefix) :
 				xstrfmt("%s@%s", repo, sha ? sha : commit);
-		if (walk_git(&w, repo, sha ? sha : commit, prefix))
+		if (srctree_walk_git(&w, repo, sha ? sha : commit, prefix))
 			goto out;
 	} else {
 		struct strbuf sb = STRBUF_INIT;
@@ -776,16 +271,16 @@ int cmd_census(int argc, char **argv)
 		for (int i = optind; i < argc; i++) {
 			strbuf_addf(&sb, "%s%s", i > optind ? " " : "",
 				    argv[i]);
-			if (walk_path(&w, argv[i])) {
+			if (srctree_walk_path(&w, argv[i])) {
 				strbuf_release(&sb);
 				goto out;
 			}
 		}
 		what = strbuf_detach(&sb, NULL);
 	}
-	qsort(r.rows, r.nr, sizeof(*r.rows), row_cmp);
+	census_tally_sort(&r);
 	if (!strcmp(format, "json")) {
-		json_t *o = census_json(&r, &w, what, upgrade);
+		json_t *o = census_tally_json(&r, &w, what, upgrade);
 
 		json_dumpf(o, stdout, JSON_INDENT(1));
 		putchar('\n');
@@ -795,8 +290,8 @@ int cmd_census(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	census_run_release(&r);
-	walk_release(&w);
+	census_tally_release(&r);
+	srctree_walk_release(&w);
 	free(sha);
 	free(what);
 	free(cached);
@@ -876,14 +371,14 @@ static int eval_visit(void *ctx, const char *path, const char *buf, size_t len)
 static int classify_eval(char **dirs, int n, int verbose)
 {
 	struct eval_run ev = { 0, 0, verbose };
-	struct source_walk w = { 0 };
+	struct srctree_walk w = { 0 };
 	int ret = 0;
 
 	w.fn = eval_visit;
 	w.ctx = &ev;
 	for (int i = 0; i < n && !ret; i++)
-		ret = walk_path(&w, dirs[i]);
-	walk_release(&w);
+		ret = srctree_walk_path(&w, dirs[i]);
+	srctree_walk_release(&w);
 	if (ret)
 		return -1;
 	printf("intended sites: %ld, flagged as missing break: %ld (%.2f%%)\n",
@@ -961,7 +456,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 
 		if (classify_site(&file, &warn, &here, db,
 				  sqlite3_column_int64(st, 1)) ||
-		    read_source(&src, &len, tree_dir, repo, sha, file)) {
+		    srctree_read(&src, &len, tree_dir, repo, sha, file)) {
 			failed++;
 		} else {
 			classify_fallthrough(&r, src, len, warn, here);
@@ -1151,7 +646,7 @@ int cmd_classify(int argc, char **argv)
 			error("'--here' is needed with '--file'");
 			return 2;
 		}
-		if (util_read_file(&src, &len, file, MAX_SOURCE))
+		if (util_read_file(&src, &len, file, SRCTREE_MAX_SOURCE))
 			return 1;
 		rc = classify_fallthrough(&r, src, len, warn, here);
 		free(src);

@@ -4,8 +4,8 @@
 
 /*
  * The kwarn collector's private header: the subcommands and the helpers
- * they share.  Module APIs with their own contracts live in parse.h,
- * ident.h and store.h.
+ * they share.  What the collector shares with the server is libkwarn, in
+ * lib/, one header per module.
  */
 
 #include <jansson.h>
@@ -26,15 +26,6 @@ int cmd_census(int argc, char **argv);
 /* kwarn classify --db FILE [--repo PATH | --tree DIR] | --file F ... */
 int cmd_classify(int argc, char **argv);
 
-/*
- * The marker census of the *.c and *.h files of commit REV of the git
- * repository REPO_PATH, limited to PREFIX (a directory or file of the
- * tree; NULL or "" for all), as a new JSON object in *out, the one
- * `kwarn census --format json` prints.  Returns 0 or -1 (reported).
- */
-int census_git_json(json_t **out, const char *repo_path, const char *rev,
-		    const char *prefix);
-
 /* ingest.c */
 
 /* kwarn ingest --db FILE --tree NAME --commit REF LOG|- */
@@ -53,47 +44,13 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 /* kwarn parse-dump [--count-only] [--chunk N] LOG|-: debug, no database */
 int cmd_parse_dump(int argc, char **argv);
 
-/* query.c */
+/* warnings.c */
 
-struct warn_filter {
-	long long build_id; /* required */
-	const char *file; /* exact path, or NULL */
-	const char *function;
-	const char *option; /* "-Wimplicit-fallthrough=" or without -W */
-	long long commit_id; /* for states; -1 if none */
-	const char *state; /* new, present, fixed, not_built, or NULL */
-};
-
-/*
- * The warnings of one build, one entry per identity, as a new JSON array
- * in *out (the caller owns it).  Each entry has the fields of the REST
- * API: file, line, column, function, option, message, kind, object, seen,
- * identity, state (when a commit is known) and notes.  Returns 0 or -1.
- */
-int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f);
-
-/*
- * Resolve REF (a commit id or prefix, or NULL for the newest build) into
- * the newest build of it and its commit.  Returns 0 or -1 (reported).
- */
-int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
-		     const char *ref);
-
-/* Print warnings (from query_warnings) as text, one per block. */
+/* Print warnings (from query_warnings()) as text, one per block. */
 void query_print_text(FILE *fp, json_t *warnings);
 
 /* kwarn warnings --db FILE [--commit REF] [--file F] ... */
 int cmd_warnings(int argc, char **argv);
-
-/* treepath.c */
-
-/*
- * The collector's cached git repository of the tree of stored commit
- * COMMIT_SHA ($KWARN_CACHE/trees/.../git), as a new string the caller
- * frees; NULL (reported) if the commit is not stored, its tree has no
- * repository (an ingested log) or the repository is not on disk.
- */
-char *tree_repo_path(sqlite3 *db, const char *commit_sha);
 
 /* run.c */
 

@@ -10,6 +10,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "util.h"
 #include "banned.h"
 

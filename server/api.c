@@ -23,8 +23,9 @@
 #include "db.h"
 #include "server.h"
 #include "util.h"
-#include "../collector/ident.h"
-#include "../collector/kwarn.h"
+#include "ident.h"
+#include "census-tree.h"
+#include "srctree.h"
 #include "banned.h"
 
 #define DEFAULT_LIMIT 100
