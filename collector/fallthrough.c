@@ -21,6 +21,7 @@
 #include "json.h"
 #include "kwarn.h"
 #include "query.h"
+#include "query.h"
 #include "srctree.h"
 #include "util.h"
 #include "banned.h"
@@ -34,7 +35,7 @@ static int db_commit_sha(char **out, char **repo_out, const char *dbpath,
 			 const char *ref)
 {
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
+	long long id = -1;
 	int ret = -1;
 
 	*out = NULL;
@@ -42,22 +43,18 @@ static int db_commit_sha(char **out, char **repo_out, const char *dbpath,
 		*repo_out = NULL;
 	if (db_open(&db, dbpath, DB_READ_ONLY))
 		return -1;
-	if (db_prepare(&st, db,
-		       "SELECT sha FROM commits WHERE CAST(id AS TEXT) = ?1 "
-		       "OR sha = ?1 OR sha LIKE ?1 || '%' ORDER BY id DESC "
-		       "LIMIT 1"))
+	if (query_resolve_commit(&id, db, ref, -1))
 		goto out;
-	db_bind_text(st, 1, ref);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*out = xstrdup(db_col_text(st, 0));
-		ret = 0;
-	} else {
+	if (id < 0) {
 		error("no commit '%s' in '%s'", ref, dbpath);
+		goto out;
 	}
-	if (!ret && repo_out && !(*repo_out = tree_repo_path(db, *out)))
+	if (query_commit_sha(out, db, id))
+		goto out;
+	ret = 0;
+	if (repo_out && !(*repo_out = tree_repo_path(db, *out)))
 		ret = -1;
 out:
-	sqlite3_finalize(st);
 	db_close(db);
 	return ret;
 }
@@ -415,7 +412,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 		       const char *tree_dir, int as_json)
 {
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL, *cs = NULL;
+	struct query_ids ids = { 0 };
 	long long build = -1, commit = -1;
 	char *sha = NULL, *cached = NULL;
 	long done = 0, bugs = 0, failed = 0;
@@ -425,37 +422,26 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	    query_find_build(&build, &commit, db, ref))
 		goto out;
 	if (!tree_dir) {
-		if (db_prepare(&cs, db, "SELECT sha FROM commits WHERE id = ?"))
+		if (query_commit_sha(&sha, db, commit))
 			goto out;
-		db_bind_int(cs, 1, commit, 0);
-		if (sqlite3_step(cs) != SQLITE_ROW) {
-			error("no commit for build %lld", build);
-			goto out;
-		}
-		sha = xstrdup(db_col_text(cs, 0));
 		/* without --repo, the collector's copy of the commit's tree */
 		if (!repo && !(repo = cached = tree_repo_path(db, sha)))
 			goto out;
 	}
-	if (db_prepare(&st, db,
-		       "SELECT d.identity_id, MIN(d.id) FROM diagnostics d "
-		       "WHERE d.build_id = ? AND d.identity_id IS NOT NULL "
-		       "AND d.option LIKE '%implicit-fallthrough%' "
-		       "GROUP BY d.identity_id ORDER BY d.file, d.line"))
+	if (query_fallthrough_diags(&ids, db, build, -1))
 		goto out;
-	db_bind_int(st, 1, build, 0);
 	if (db_begin(db))
 		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long long id = sqlite3_column_int64(st, 0);
+	for (size_t i = 0; i < ids.nr; i++) {
+		long long id = ids.identity[i];
 		char *file = NULL;
 		long warn = 0, here = 0;
 		struct classify_result r;
 		char *src = NULL;
 		size_t len = 0;
 
-		if (classify_site(&file, &warn, &here, db,
-				  sqlite3_column_int64(st, 1)) ||
+		if (query_fallthrough_site(&file, &warn, &here, db,
+					   ids.diag[i]) ||
 		    srctree_read(&src, &len, tree_dir, repo, sha, file)) {
 			failed++;
 		} else {
@@ -481,8 +467,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 		       done, bugs, failed);
 	ret = 0;
 out:
-	sqlite3_finalize(cs);
-	sqlite3_finalize(st);
+	query_ids_release(&ids);
 	db_close(db);
 	free(sha);
 	free(cached);
@@ -497,67 +482,6 @@ static void classify_usage(FILE *fp)
 		"       kwarn classify --file FILE.c --warn LINE --here LINE "
 		"[--format json]\n"
 		"       kwarn classify --eval-intended [-v] DIR...\n");
-}
-
-int classify_site(char **file_out, long *warn_out, long *here_out, sqlite3 *db,
-		  long long diag_id)
-{
-	sqlite3_stmt *st = NULL;
-	char *file = NULL, *files[32];
-	long lines[32], warn = 0, here = 0;
-	int n = 0, ret = -1;
-
-	*file_out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT file, line FROM diagnostics WHERE id = ?"))
-		return -1;
-	db_bind_int(st, 1, diag_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		file = xstrdup(db_col_text(st, 0));
-		warn = sqlite3_column_int(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (!file || db_prepare(&st, db,
-				"SELECT file, line, message FROM notes"
-				" WHERE diag_id = ? ORDER BY seq")) {
-		free(file);
-		return -1;
-	}
-	db_bind_int(st, 1, diag_id, 0);
-	while (n < 32 && sqlite3_step(st) == SQLITE_ROW) {
-		files[n] = xstrdup(db_col_text(st, 0));
-		lines[n] = sqlite3_column_int(st, 1);
-		if (!strcmp(db_col_text(st, 2), "here")) {
-			here = lines[n++];
-			break;
-		}
-		n++;
-	}
-	sqlite3_finalize(st);
-	if (here) {
-		const char *hf = files[n - 1];
-
-		if (strcmp(hf, file)) {
-			/* the case ends at the macro's use in that file */
-			warn = 0;
-			for (int i = 0; i < n - 1; i++)
-				if (!strcmp(files[i], hf))
-					warn = lines[i];
-			free(file);
-			file = xstrdup(hf);
-		}
-		if (warn > 0) {
-			*file_out = file;
-			file = NULL;
-			*warn_out = warn;
-			*here_out = here;
-			ret = 0;
-		}
-	}
-	for (int i = 0; i < n; i++)
-		free(files[i]);
-	free(file);
-	return ret;
 }
 
 int cmd_classify(int argc, char **argv)

@@ -84,16 +84,6 @@ int run_request(long long *run_id_out, const struct run_request *q);
 /* The first line of `gcc --version`, as runs store it (new string). */
 char *run_compiler_version(void);
 
-/*
- * Where the fall-through of diagnostic DIAG_ID is: the file of its "here"
- * note, the line where the falling case ends (the warning's line, or the
- * macro's use when GCC points into a macro's header) and the label's line.
- * Returns 0 with a new string in *file_out, or -1 when it has no "here".
- * (fallthrough.c)
- */
-int classify_site(char **file_out, long *warn_out, long *here_out, sqlite3 *db,
-		  long long diag_id);
-
 /* nightly.c */
 
 /* kwarn nightly: measure every installed tree not measured yet. */

@@ -20,6 +20,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "util.h"
 #include "banned.h"
 
@@ -121,150 +122,6 @@ static int find_trees(struct found_tree **out, size_t *nr, const char *dir)
 }
 
 /*
- * Warnings present at the base of RUN but not at the base of OLDER, as a
- * JSON array of {file, line, column, function, option, message, cause}.
- * With SPLIT >= 0 (the older tree rebuilt with RUN's compiler), a warning
- * that SPLIT has too comes from the compiler, any other from the code;
- * else every warning gets CAUSE.
- */
-static json_t *new_against(sqlite3 *db, long long run, long long older,
-			   const char *cause, long long split)
-{
-	sqlite3_stmt *st = NULL;
-	json_t *arr = json_array();
-
-	if (db_prepare(
-		    &st, db,
-		    "SELECT i.file, d.line, i.function, i.option, d.message,"
-		    " d.col, s.identity_id IN (SELECT s3.identity_id"
-		    "  FROM states s3 JOIN commits c3 ON c3.id = s3.commit_id"
-		    "  WHERE c3.run_id = ?3 AND c3.position = 0"
-		    "  AND s3.state IN ('new', 'present'))"
-		    " FROM states s JOIN commits c ON c.id = s.commit_id"
-		    " JOIN identities i ON i.id = s.identity_id"
-		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		    " WHERE c.run_id = ?1 AND c.position = 0"
-		    " AND s.state IN ('new', 'present')"
-		    " AND s.identity_id NOT IN (SELECT s2.identity_id"
-		    "  FROM states s2 JOIN commits c2 ON c2.id = s2.commit_id"
-		    "  WHERE c2.run_id = ?2 AND c2.position = 0"
-		    "  AND s2.state IN ('new', 'present'))"
-		    " ORDER BY i.file, d.line"))
-		return arr;
-	db_bind_int(st, 1, run, 0);
-	db_bind_int(st, 2, older, 0);
-	db_bind_int(st, 3, split, 0);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *w = json_object();
-		const char *why = cause;
-
-		if (split >= 0)
-			why = sqlite3_column_int(st, 6) ? "compiler" : "code";
-		json_object_set_new(w, "file", json_string(db_col_text(st, 0)));
-		json_object_set_new(w, "line",
-				    json_integer(sqlite3_column_int(st, 1)));
-		json_object_set_new(w, "column",
-				    json_integer(sqlite3_column_int(st, 5)));
-		json_object_set_new(w, "function",
-				    json_string(db_col_text(st, 2)));
-		json_object_set_new(w, "option",
-				    json_string(db_col_text(st, 3)));
-		json_object_set_new(w, "message",
-				    json_string(db_col_text(st, 4)));
-		json_object_set_new(w, "cause", json_string(why));
-		json_array_append_new(arr, w);
-	}
-	sqlite3_finalize(st);
-	return arr;
-}
-
-static long long count_present(sqlite3 *db, long long run)
-{
-	sqlite3_stmt *st = NULL;
-	long long n = -1;
-	if (!db_prepare(
-		    &st, db,
-		    "SELECT COUNT(*) FROM states s JOIN commits c"
-		    " ON c.id = s.commit_id WHERE c.run_id = ?"
-		    " AND c.position = 0 AND s.state IN ('new', 'present')")) {
-		db_bind_int(st, 1, run, 0);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	return n;
-}
-
-/*
- * Facts of a nightly run: its tree's name and version, the compiler, the
- * boot verdict.  Strings are new.
- */
-struct run_facts {
-	char *tree, *version, *compiler, *verdict;
-	char *source, *sha256, *pkg_version; /* of the tree */
-	char *commit; /* the commit measured: a git tree's changes */
-	long long tree_id;
-};
-
-static int run_facts(struct run_facts *f, sqlite3 *db, long long run)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
-
-	memset(f, 0, sizeof(*f));
-	if (db_prepare(&st, db,
-		       "SELECT t.name, COALESCE(t.version, ''), b.compiler,"
-		       " (SELECT verdict FROM boots WHERE build_id = b.id"
-		       "  ORDER BY id DESC LIMIT 1), t.id, t.source, t.sha256,"
-		       " t.pkg_version, c.sha FROM runs r"
-		       " JOIN trees t ON t.id = r.tree_id"
-		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
-		       " LEFT JOIN builds b ON b.commit_id = c.id WHERE r.id = ?"
-		       " ORDER BY b.id DESC LIMIT 1"))
-		return -1;
-	db_bind_int(st, 1, run, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		f->tree = xstrdup(db_col_text(st, 0));
-		f->version = xstrdup(db_col_text(st, 1));
-		f->compiler = xstrdup(db_col_text(st, 2));
-		f->verdict = xstrdup(db_col_text(st, 3));
-		f->tree_id = sqlite3_column_int64(st, 4);
-		f->source = xstrdup(db_col_text(st, 5));
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-			f->sha256 = xstrdup(db_col_text(st, 6));
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			f->pkg_version = xstrdup(db_col_text(st, 7));
-		f->commit = xstrdup(db_col_text(st, 8));
-		ret = 0;
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static void run_facts_release(struct run_facts *f)
-{
-	free(f->tree);
-	free(f->version);
-	free(f->compiler);
-	free(f->verdict);
-	free(f->source);
-	free(f->sha256);
-	free(f->pkg_version);
-	free(f->commit);
-}
-
-/* The first column of ST's first row (a run id), or -1; finalizes ST. */
-static long long first_id(sqlite3_stmt *st)
-{
-	long long id = -1;
-
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
-}
-
-/*
  * Record in ENTRY (the report of tree NAME) how series run SID ended:
  * "series": {"run", "status", "message"}; a series or base overlay that
  * does not apply to a newer tree is "failed" with the reason, which is an
@@ -273,122 +130,20 @@ static long long first_id(sqlite3_stmt *st)
 static int series_outcome(json_t *entry, const char *name, sqlite3 *db,
 			  long long sid)
 {
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	char *status = NULL, *msg = NULL;
 
 	if (!entry || !json_is_string(json_object_get(entry, "tree")) ||
 	    strcmp(json_string_value(json_object_get(entry, "tree")), name))
 		return 0; /* the tree was not compared: nothing to add to */
-	if (db_prepare(&st, db,
-		       "SELECT status, message FROM runs WHERE id = ?"))
+	if (query_run_status(&status, &msg, db, sid))
 		return -1;
-	db_bind_int(st, 1, sid, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *msg = db_col_text(st, 1);
-
-		json_object_set_new(
-			entry, "series",
-			json_pack("{s:I, s:s, s:o}", "run", (json_int_t)sid,
-				  db_col_text(st, 0), "message",
-				  msg ? json_string(msg) : json_null()));
-		ret = 0;
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* The last nightly of the same tree name before RUN, or -1. */
-static long long previous_same_tree(sqlite3 *db, long long run,
-				    const char *name)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (db_prepare(
-		    &st, db,
-		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
-		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		    " AND t.name = ? AND r.id < ? ORDER BY r.id DESC LIMIT 1"))
-		return -1;
-	db_bind_text(st, 1, name);
-	db_bind_int(st, 2, run, 0);
-	return first_id(st);
-}
-
-/*
- * A finished nightly of tree TREE_ID built with COMPILER (the newest), or
- * -1.
- */
-static long long tree_with_compiler(sqlite3 *db, long long tree_id,
-				    const char *compiler)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (db_prepare(
-		    &st, db,
-		    "SELECT r.id FROM runs r JOIN commits c ON c.run_id = r.id"
-		    " AND c.position = 0 JOIN builds b ON b.commit_id = c.id"
-		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		    " AND r.tree_id = ? AND b.compiler = ?"
-		    " ORDER BY r.id DESC LIMIT 1"))
-		return -1;
-	db_bind_int(st, 1, tree_id, 0);
-	db_bind_text(st, 2, compiler);
-	return first_id(st);
-}
-
-/*
- * The newest nightly of another tree whose version is not newer than
- * VERSION (by numeric parts), or -1.  Of the runs of that version, one
- * built with COMPILER is preferred, then the latest.
- */
-static long long newest_older_tree(sqlite3 *db, long long run, const char *name,
-				   const char *version, const char *compiler)
-{
-	sqlite3_stmt *st = NULL;
-	long long best = -1;
-	long bv[3] = { -1, -1, -1 }, mv[3] = { 0, 0, 0 };
-	int best_same = 0;
-
-	sscanf(version, "%ld.%ld.%ld", &mv[0], &mv[1], &mv[2]);
-	if (db_prepare(&st, db,
-		       "SELECT r.id, COALESCE(t.version, ''),"
-		       " (SELECT b.compiler FROM commits c JOIN builds b"
-		       "  ON b.commit_id = c.id WHERE c.run_id = r.id"
-		       "  AND c.position = 0 ORDER BY b.id DESC LIMIT 1) = ?3"
-		       " FROM runs r JOIN trees t ON t.id = r.tree_id"
-		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.name <> ?1 AND r.id <> ?2 ORDER BY r.id"))
-		return -1;
-	db_bind_text(st, 1, name);
-	db_bind_int(st, 2, run, 0);
-	db_bind_text(st, 3, compiler);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long v[3] = { 0, 0, 0 };
-		int newer = 0, cmp = 0, same = sqlite3_column_int(st, 2);
-
-		sscanf(db_col_text(st, 1), "%ld.%ld.%ld", &v[0], &v[1], &v[2]);
-		for (int i = 0; i < 3; i++) {
-			if (v[i] != mv[i]) {
-				newer = v[i] > mv[i];
-				break;
-			}
-		}
-		if (newer)
-			continue;
-		for (int i = 0; i < 3; i++) {
-			if (v[i] != bv[i]) {
-				cmp = v[i] > bv[i] ? 1 : -1;
-				break;
-			}
-		}
-		if (best < 0 || cmp > 0 || (cmp == 0 && same >= best_same)) {
-			best = sqlite3_column_int64(st, 0);
-			memcpy(bv, v, sizeof(bv));
-			best_same = same;
-		}
-	}
-	sqlite3_finalize(st);
-	return best;
+	json_object_set_new(entry, "series",
+			    json_pack("{s:I, s:s, s:o}", "run", (json_int_t)sid,
+				      "status", status, "message",
+				      msg ? json_string(msg) : json_null()));
+	free(status);
+	free(msg);
+	return 0;
 }
 
 /*
@@ -402,30 +157,29 @@ static long long newest_older_tree(sqlite3 *db, long long run, const char *name,
 static int compare_run(json_t *report, sqlite3 *db, long long run,
 		       long long prev_run, long long rebuilt)
 {
-	struct run_facts me, prev;
-	json_t *entry = json_object(), *news = json_array();
-	long long o;
-	int nnew;
+	struct run_facts me = { 0 }, prev = { 0 };
+	json_t *entry = json_object(), *news = json_array(), *n = NULL;
+	long long o = -1, count = 0;
+	int nnew = -1;
 
-	if (run_facts(&me, db, run)) {
-		json_decref(entry);
-		json_decref(news);
-		return error("cannot read nightly run %lld", run);
-	}
+	if (query_run_facts(&me, db, run) ||
+	    query_base_live_count(&count, db, run))
+		goto out;
 	json_object_set_new(entry, "run", json_integer(run));
 	json_object_set_new(entry, "tree", json_string(me.tree));
 	json_object_set_new(entry, "version", json_string(me.version));
 	json_object_set_new(entry, "compiler", json_string(me.compiler));
 	json_object_set_new(entry, "verdict", json_string(me.verdict));
-	json_object_set_new(entry, "warnings",
-			    json_integer(count_present(db, run)));
-	if (prev_run == -2)
-		prev_run = previous_same_tree(db, run, me.tree);
-	if (prev_run >= 0 && !run_facts(&prev, db, prev_run)) {
+	json_object_set_new(entry, "warnings", json_integer(count));
+	if (prev_run == -2 &&
+	    query_previous_nightly(&prev_run, db, run, me.tree))
+		goto out;
+	if (prev_run >= 0) {
 		const char *cause = "code";
 		long long split = -1;
-		json_t *n;
 
+		if (query_run_facts(&prev, db, prev_run))
+			goto out;
 		if (strcmp(prev.compiler, me.compiler)) {
 			json_object_set_new(entry, "previous_compiler",
 					    json_string(prev.compiler));
@@ -437,39 +191,47 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 			else
 				cause = "compiler or code";
 		}
-		if (rebuilt >= 0)
-			json_object_set_new(
-				entry, "rebuilt",
-				json_pack("{s:I, s:I}", "run",
-					  (json_int_t)rebuilt, "warnings",
-					  (json_int_t)count_present(db,
-								    rebuilt)));
+		if (rebuilt >= 0) {
+			if (query_base_live_count(&count, db, rebuilt))
+				goto out;
+			json_object_set_new(entry, "rebuilt",
+					    json_pack("{s:I, s:I}", "run",
+						      (json_int_t)rebuilt,
+						      "warnings",
+						      (json_int_t)count));
+		}
 		json_object_set_new(entry, "previous_run",
 				    json_integer(prev_run));
 		json_object_set_new(entry, "previous_version",
 				    json_string(prev.version));
-		n = new_against(db, run, prev_run, cause, split);
+		if (query_new_against(&n, db, run, prev_run, cause, split))
+			goto out;
 		json_array_extend(news, n);
 		json_decref(n);
-		run_facts_release(&prev);
+		n = NULL;
+		query_run_facts_release(&prev);
 	}
-	o = newest_older_tree(db, run, me.tree, me.version, me.compiler);
-	if (o >= 0 && !run_facts(&prev, db, o)) {
-		json_t *added = new_against(db, run, o,
-					    strcmp(prev.compiler, me.compiler) ?
-						    "newer tree or compiler" :
-						    "newer tree",
-					    -1);
+	if (query_newest_older_tree(&o, db, run, me.tree, me.version,
+				    me.compiler))
+		goto out;
+	if (o >= 0) {
 		size_t i;
 		json_t *w;
 
+		if (query_run_facts(&prev, db, o) ||
+		    query_new_against(&n, db, run, o,
+				      strcmp(prev.compiler, me.compiler) ?
+					      "newer tree or compiler" :
+					      "newer tree",
+				      -1))
+			goto out;
 		json_object_set_new(
 			entry, "older_tree",
 			json_pack("{s:s, s:s, s:I, s:s}", "tree", prev.tree,
 				  "version", prev.version, "run", (json_int_t)o,
 				  "compiler", prev.compiler));
 		/* the same warning new against both: list it once */
-		json_array_foreach(added, i, w) {
+		json_array_foreach(n, i, w) {
 			size_t j;
 			json_t *x;
 			int dup = 0;
@@ -486,13 +248,20 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 			if (!dup)
 				json_array_append(news, w);
 		}
-		json_decref(added);
-		run_facts_release(&prev);
 	}
 	nnew = (int)json_array_size(news);
 	json_object_set_new(entry, "new", news);
+	news = NULL;
 	json_array_append_new(report, entry);
-	run_facts_release(&me);
+	entry = NULL;
+out:
+	if (nnew < 0)
+		error("cannot compare nightly run %lld", run);
+	json_decref(n);
+	json_decref(news);
+	json_decref(entry);
+	query_run_facts_release(&prev);
+	query_run_facts_release(&me);
 	return nnew;
 }
 
@@ -568,33 +337,6 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 }
 
 /*
- * Is there a finished nightly of this tarball with these parameters and
- * this compiler?  A new compiler measures every tree again.
- */
-static int measured(sqlite3 *db, const char *path, const char *sha,
-		    const char *config, const char *compiler)
-{
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (db_prepare(&st, db,
-		       "SELECT 1 FROM runs r JOIN trees t ON t.id = r.tree_id"
-		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
-		       " JOIN builds b ON b.commit_id = c.id"
-		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.sha256 IS ? AND t.source = ? AND r.config = ?"
-		       " AND b.compiler = ?"))
-		return 0;
-	db_bind_text(st, 1, sha);
-	db_bind_text(st, 2, path);
-	db_bind_text(st, 3, config);
-	db_bind_text(st, 4, compiler);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
-/*
  * When the last nightly PREV of a tree was built with another compiler
  * and the tree changed since (SHA is the new tarball), build PREV's tree
  * again with this COMPILER, from the cache, so that what the compiler
@@ -611,12 +353,15 @@ static long long rebuild_previous(sqlite3 *db, const struct run_request *q0,
 	long long id = -1;
 	int rc;
 
-	if (run_facts(&f, db, prev))
+	if (query_run_facts(&f, db, prev))
 		return -1;
 	if (!strcmp(f.compiler, compiler) || !f.sha256 ||
 	    !strcmp(f.sha256, sha))
 		goto out;
-	id = tree_with_compiler(db, f.tree_id, compiler);
+	if (query_nightly_with_compiler(&id, db, f.tree_id, compiler)) {
+		id = -1;
+		goto out;
+	}
 	if (id >= 0)
 		goto out;
 	fprintf(stderr,
@@ -636,7 +381,7 @@ static long long rebuild_previous(sqlite3 *db, const struct run_request *q0,
 		id = -1;
 	}
 out:
-	run_facts_release(&f);
+	query_run_facts_release(&f);
 	return id;
 }
 
@@ -811,17 +556,26 @@ int cmd_nightly(int argc, char **argv)
 		}
 		{
 			char *real = realpath(t->path, NULL);
-			int done = measured(db, real ? real : t->path, sha,
-					    config_name, compiler);
+			int done = 0;
 
+			rc = query_nightly_measured(&done, db,
+						    real ? real : t->path, sha,
+						    config_name, compiler);
 			free(real);
+			if (rc) {
+				ret = 2;
+				goto out;
+			}
 			if (done) {
 				fprintf(stderr, "kwarn: %s: measured before\n",
 					t->name);
 				continue;
 			}
 		}
-		prev = previous_same_tree(db, LLONG_MAX, t->name);
+		if (query_previous_nightly(&prev, db, LLONG_MAX, t->name)) {
+			ret = 2;
+			goto out;
+		}
 		rebuilt = -1;
 		if (prev >= 0)
 			rebuilt = rebuild_previous(db, &q, prev, sha, compiler);
@@ -847,7 +601,13 @@ int cmd_nightly(int argc, char **argv)
 		}
 		measured_any = 1;
 		rc = compare_run(report, db, run_id, prev, rebuilt);
-		if (rc > 0)
+		if (rc < 0)
+			json_array_append_new(
+				failures,
+				json_sprintf(
+					"%s: measured in run %lld, but could not be compared",
+					t->name, run_id));
+		else
 			nnew += rc;
 		if (series) {
 			long long sid = -1;
@@ -900,7 +660,13 @@ int cmd_nightly(int argc, char **argv)
 		} else {
 			measured_any = 1;
 			rc = compare_run(report, db, run_id, -2, -1);
-			if (rc > 0)
+			if (rc < 0)
+				json_array_append_new(
+					failures,
+					json_sprintf(
+						"%s %s: measured in run %lld, but could not be compared",
+						repo, ref, run_id));
+			else
 				nnew += rc;
 		}
 	}

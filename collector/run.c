@@ -31,6 +31,7 @@
 #include "classify.h"
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "parse.h"
 #include "store.h"
 #include "tree.h"
@@ -712,67 +713,21 @@ static int in_path(const char *name)
 /* Find a run with the same parameters to resume, or start one. */
 static int open_run(struct run *r)
 {
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	struct run_info ri = { 0 };
+	int rc;
 
-	if (db_prepare(&st, r->db,
-		       "SELECT id, status FROM runs WHERE tree_id = ? AND"
-		       " kind = ? AND params = ? ORDER BY id DESC LIMIT 1"))
-		return -1;
-	db_bind_int(st, 1, r->tree_id, 0);
-	db_bind_text(st, 2, r->kind);
-	db_bind_text(st, 3, r->params);
-	if (sqlite3_step(st) == SQLITE_ROW && !r->force) {
-		r->run_id = sqlite3_column_int64(st, 0);
-		if (!strcmp(db_col_text(st, 1), "done")) {
-			sqlite3_finalize(st);
-			return 1;
-		}
+	ri.tree_id = r->tree_id;
+	ri.kind = r->kind;
+	ri.series = r->series ? r->series : r->range;
+	ri.config = r->config_name;
+	ri.level = r->level;
+	ri.params = r->params;
+	rc = store_open_run(&r->run_id, r->db, &ri, r->force);
+	if (rc == 2) {
 		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
-		sqlite3_finalize(st);
-		if (db_prepare(
-			    &st, r->db,
-			    "UPDATE runs SET status = 'running' WHERE id = ?"))
-			return -1;
-		db_bind_int(st, 1, r->run_id, 0);
-		ret = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-		sqlite3_finalize(st);
-		return ret;
+		rc = 0;
 	}
-	sqlite3_finalize(st);
-	if (db_prepare(&st, r->db,
-		       "INSERT INTO runs(tree_id, kind, series, config, level,"
-		       " params) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"))
-		return -1;
-	db_bind_int(st, 1, r->tree_id, 0);
-	db_bind_text(st, 2, r->kind);
-	db_bind_text(st, 3, r->series ? r->series : r->range);
-	db_bind_text(st, 4, r->config_name);
-	db_bind_int(st, 5, r->level, 0);
-	db_bind_text(st, 6, r->params);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		r->run_id = sqlite3_column_int64(st, 0);
-		ret = 0;
-	} else {
-		error("cannot create run: %s", sqlite3_errmsg(r->db));
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* Does this point already have a build (a resumed run)? */
-static int point_done(struct run *r, long long commit_id)
-{
-	sqlite3_stmt *st = NULL;
-	int done = 0;
-
-	if (db_prepare(&st, r->db,
-		       "SELECT 1 FROM builds WHERE commit_id = ? LIMIT 1"))
-		return 0;
-	db_bind_int(st, 1, commit_id, 0);
-	done = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return done;
+	return rc;
 }
 
 struct capture_ctx {
@@ -979,28 +934,21 @@ static int store_objects(struct run *r, struct build_writer *w)
  */
 static int classify_point(struct run *r, size_t k)
 {
-	sqlite3_stmt *st = NULL;
+	struct query_ids ids;
 	int ret = -1;
 
-	if (db_prepare(&st, r->db,
-		       "SELECT s.identity_id, d.file, d.line, d.id"
-		       " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
-		       " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
-		       " AND d.option = '-Wimplicit-fallthrough='"
-		       " AND NOT EXISTS (SELECT 1 FROM classifications c"
-		       "  WHERE c.identity_id = s.identity_id)"))
-		goto out;
-	db_bind_int(st, 1, r->points[k].commit_id, 0);
+	if (query_fallthrough_diags(&ids, r->db, -1, r->points[k].commit_id))
+		return -1;
 	if (db_begin(r->db))
 		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	for (size_t i = 0; i < ids.nr; i++) {
 		struct classify_result res;
 		char *file = NULL, *path, *text = NULL;
 		long warn = 0, here = 0;
 		size_t len;
 
-		if (classify_site(&file, &warn, &here, r->db,
-				  sqlite3_column_int64(st, 3))) {
+		if (query_fallthrough_site(&file, &warn, &here, r->db,
+					   ids.diag[i])) {
 			free(file);
 			continue;
 		}
@@ -1008,8 +956,7 @@ static int classify_point(struct run *r, size_t k)
 		if (here > 0 && warn > 0 &&
 		    !util_read_file(&text, &len, path, 64 << 20)) {
 			classify_fallthrough(&res, text, len, warn, here);
-			if (classify_store(r->db, sqlite3_column_int64(st, 0),
-					   &res)) {
+			if (classify_store(r->db, ids.identity[i], &res)) {
 				free(text);
 				free(path);
 				free(file);
@@ -1023,7 +970,7 @@ static int classify_point(struct run *r, size_t k)
 	}
 	ret = db_commit(r->db);
 out:
-	sqlite3_finalize(st);
+	query_ids_release(&ids);
 	return ret;
 }
 
@@ -1403,26 +1350,25 @@ static char *make_params(struct run *r)
 	return s;
 }
 
-/* Name the points of this run whose build failed; how many there are. */
-static int failed_points(struct run *r)
+/*
+ * Name the points of this run whose build failed; their number into *out.
+ * Returns 0 or -1.
+ */
+static int failed_points(long *out, struct run *r)
 {
-	sqlite3_stmt *st = NULL;
-	int n = 0;
+	json_t *failed = NULL, *e;
+	size_t i;
 
-	if (db_prepare(&st, r->db,
-		       "SELECT c.position, c.subject FROM builds b"
-		       " JOIN commits c ON c.id = b.commit_id"
-		       " WHERE c.run_id = ? AND b.status = 'failed'"
-		       " ORDER BY c.position"))
-		return 0;
-	db_bind_int(st, 1, r->run_id, 0);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		error("point %d (%s) did not build: its warnings are incomplete",
-		      sqlite3_column_int(st, 0), db_col_text(st, 1));
-		n++;
+	if (query_failed_points(&failed, r->db, r->run_id))
+		return -1;
+	json_array_foreach(failed, i, e) {
+		error("point %lld (%s) did not build: its warnings are incomplete",
+		      json_integer_value(json_object_get(e, "position")),
+		      json_string_value(json_object_get(e, "subject")));
 	}
-	sqlite3_finalize(st);
-	return n;
+	*out = (long)json_array_size(failed);
+	json_decref(failed);
+	return 0;
 }
 
 static void run_usage(void)
@@ -1441,18 +1387,7 @@ static void run_usage(void)
 
 static int finish_run(struct run *r, const char *status, const char *msg)
 {
-	sqlite3_stmt *st = NULL;
-
-	if (db_prepare(&st, r->db,
-		       "UPDATE runs SET status = ?, message = ?,"
-		       " finished_at = unixepoch() WHERE id = ?"))
-		return -1;
-	db_bind_text(st, 1, status);
-	db_bind_text(st, 2, msg);
-	db_bind_int(st, 3, r->run_id, 0);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
-	return 0;
+	return store_finish_run(r->db, r->run_id, status, msg);
 }
 
 static void run_release(struct run *r)
@@ -1663,8 +1598,16 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	for (size_t k = 0; k < r.nr_points; k++) {
 		if (r.points[k].commit_id == -2)
 			break;
-		if (point_done(&r, r.points[k].commit_id))
-			continue;
+		{
+			long long built = -1;
+
+			/* a resumed run: this point has its build */
+			if (query_commit_build(&built, r.db,
+					       r.points[k].commit_id))
+				goto fail;
+			if (built >= 0)
+				continue;
+		}
 		if (build_point(&r, k)) {
 			if (interrupted)
 				error("interrupted at point %zu: run again to resume",
@@ -1679,8 +1622,12 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		finish_run(&r, "failed", r.apply_failure);
 		ret = 1;
 	} else {
+		long nfailed = 0;
+
 		finish_run(&r, "done", NULL);
-		ret = failed_points(&r) ? 1 : 0;
+		if (failed_points(&nfailed, &r))
+			goto out;
+		ret = nfailed ? 1 : 0;
 	}
 report : {
 	int rep = report_print_run(r.out ? r.out : stdout, r.db, r.run_id,

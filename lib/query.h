@@ -31,10 +31,148 @@ struct warn_filter {
 int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f);
 
 /*
- * Resolve REF (a commit id or prefix, or NULL for the newest build) into
- * the newest build of it and its commit.  Returns 0 or -1 (reported).
+ * The stored commit that REF names, by the one rule every command and
+ * endpoint uses: its exact sha (or the REF given to kwarn ingest), else a
+ * decimal commits.id, else a prefix of at least 7 characters of a sha;
+ * the newest of several.  RUN_ID >= 0 looks only in that run.  *out is
+ * the commit's id, or -1 when REF names none (not an error).  Returns 0,
+ * or -1 on a database error (reported).
+ */
+int query_resolve_commit(long long *out, sqlite3 *db, const char *ref,
+			 long long run_id);
+
+/*
+ * The last commit with a build of run RUN_ID (the newest run when
+ * RUN_ID < 0) into *out, or -1 when it has none.  Returns 0 or -1.
+ */
+int query_last_built(long long *out, sqlite3 *db, long long run_id);
+
+/* The newest build of COMMIT_ID into *out (-1: none).  0 or -1. */
+int query_commit_build(long long *out, sqlite3 *db, long long commit_id);
+
+/* The sha of COMMIT_ID, a new string.  0, or -1 (reported) if none. */
+int query_commit_sha(char **out, sqlite3 *db, long long commit_id);
+
+/*
+ * The newest build of the commit REF names (query_resolve_commit()), or
+ * with REF NULL of the last built commit of the newest run, and that
+ * commit.  Returns 0, or -1 (reported) when there is none.
  */
 int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
 		     const char *ref);
+
+/*
+ * The counts at every commit of run RUN_ID, as a new JSON object keyed by
+ * the commit's id in decimal: {"warnings", "new", "fixed", "not_built",
+ * "by_option": {OPTION: N}}.  warnings counts the live states (new and
+ * present, one per identity); by_option splits them by -W option, or by
+ * kind for a warning without one.  Commits without a build count zero:
+ * the caller knows which were built.  Returns 0 or -1 (reported).
+ */
+int query_run_counts(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * One entry per commit of run RUN_ID in series order, as a new array in
+ * *out: commit, position, subject, author, patch, apply_status
+ * (apply_error), build, status, the counts of query_run_counts(), the
+ * build's wall_ms, objects_compiled, build_dir, the boot's verdict,
+ * boot_ms, boot_reason and modules, and warnings_list: the live and the
+ * fixed warnings of that point (query_warnings()).  Returns 0 or -1.
+ */
+int query_run_points(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * The points of run RUN_ID whose build failed, as a new array of
+ * {position, subject} in series order.  Returns 0 or -1 (reported).
+ */
+int query_failed_points(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * Where the fall-through of diagnostic DIAG_ID is: the file of its "here"
+ * note, the line where the falling case ends (the warning's line, or the
+ * macro's use when GCC points into a macro's header) and the label's line.
+ * Returns 0 with a new string in *file_out, or -1 when it has no "here".
+ */
+int query_fallthrough_site(char **file_out, long *warn_out, long *here_out,
+			   sqlite3 *db, long long diag_id);
+
+/* Pairs of an identity and one of its diagnostics. */
+struct query_ids {
+	long long *identity, *diag;
+	size_t nr, alloc;
+};
+
+/*
+ * The implicit fall-through warnings to classify: with COMMIT_ID >= 0 the
+ * live ones at that commit that have no verdict yet, else every one of
+ * build BUILD_ID (one diagnostic per identity, in file order).  Fills
+ * *out (release with query_ids_release()).  Returns 0 or -1 (reported).
+ */
+int query_fallthrough_diags(struct query_ids *out, sqlite3 *db,
+			    long long build_id, long long commit_id);
+void query_ids_release(struct query_ids *ids);
+
+/*
+ * Facts of a run (nightlies use them): its tree's name and version, the
+ * compiler and boot verdict of its first point's build.  Strings are the
+ * struct's.
+ */
+struct run_facts {
+	char *tree, *version, *compiler, *verdict;
+	char *source, *sha256, *pkg_version; /* of the tree */
+	char *commit; /* the commit measured: a git tree's changes */
+	long long tree_id;
+};
+
+/* Fill F for run RUN.  Returns 0 or -1 (reported). */
+int query_run_facts(struct run_facts *f, sqlite3 *db, long long run);
+void query_run_facts_release(struct run_facts *f);
+
+/*
+ * Warnings live at the base of RUN but not at the base of OLDER, as a new
+ * array in *out of {file, line, column, function, option, message,
+ * cause}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
+ * a warning that SPLIT has too comes from the compiler, any other from
+ * the code; else every warning gets CAUSE.  Returns 0 or -1 (reported).
+ */
+int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
+		      const char *cause, long long split);
+
+/* The number of live warnings at the base of RUN into *out.  0 or -1. */
+int query_base_live_count(long long *out, sqlite3 *db, long long run);
+
+/*
+ * Finished nightlies into *out, -1 when there is none; each returns 0 or
+ * -1 (reported):
+ * - query_previous_nightly: the last one of tree name NAME before RUN;
+ * - query_nightly_with_compiler: the newest of tree TREE_ID built with
+ *   COMPILER;
+ * - query_newest_older_tree: the newest of another tree whose version is
+ *   not newer than VERSION (by numeric parts); of the runs of that
+ *   version, one built with COMPILER is preferred, then the latest.
+ */
+int query_previous_nightly(long long *out, sqlite3 *db, long long run,
+			   const char *name);
+int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
+				const char *compiler);
+int query_newest_older_tree(long long *out, sqlite3 *db, long long run,
+			    const char *name, const char *version,
+			    const char *compiler);
+
+/*
+ * Is there a finished nightly of the tarball PATH (SHA) with CONFIG and
+ * COMPILER?  1 or 0 into *out (a new compiler measures every tree
+ * again).  Returns 0 or -1 (reported): an error is never "not measured".
+ */
+int query_nightly_measured(int *out, sqlite3 *db, const char *path,
+			   const char *sha, const char *config,
+			   const char *compiler);
+
+/*
+ * Run RUN_ID's status and message (NULL when it has none), new strings.
+ * Returns 0, or -1 (reported) when there is no such run.
+ */
+int query_run_status(char **status_out, char **msg_out, sqlite3 *db,
+		     long long run_id);
 
 #endif

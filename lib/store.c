@@ -796,3 +796,82 @@ void bw_abort(struct build_writer *w)
 	db_rollback(w->db);
 	bw_free(w);
 }
+
+int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
+		   int force)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1;
+
+	*out = -1;
+	if (!force) {
+		if (db_prepare(&st, db,
+			       "SELECT id, status = 'done' FROM runs"
+			       " WHERE tree_id = ? AND kind = ? AND params = ?"
+			       " ORDER BY id DESC LIMIT 1"))
+			return -1;
+		db_bind_int(st, 1, r->tree_id, 0);
+		db_bind_text(st, 2, r->kind);
+		db_bind_text(st, 3, r->params);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*out = sqlite3_column_int64(st, 0);
+			ret = sqlite3_column_int(st, 1) ? 1 : 2;
+		} else if (rc != SQLITE_DONE) {
+			error("cannot look up runs: %s", sqlite3_errmsg(db));
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc == SQLITE_ROW && ret == 2) {
+			if (db_prepare(&st, db,
+				       "UPDATE runs SET status = 'running'"
+				       " WHERE id = ?"))
+				return -1;
+			db_bind_int(st, 1, *out, 0);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				ret = error("cannot resume run %lld: %s", *out,
+					    sqlite3_errmsg(db));
+			sqlite3_finalize(st);
+		}
+		if (rc != SQLITE_DONE)
+			return ret;
+	}
+	if (db_prepare(&st, db,
+		       "INSERT INTO runs(tree_id, kind, series, config, level,"
+		       " params) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"))
+		return -1;
+	db_bind_int(st, 1, r->tree_id, 0);
+	db_bind_text(st, 2, r->kind);
+	db_bind_text(st, 3, r->series);
+	db_bind_text(st, 4, r->config);
+	db_bind_int(st, 5, r->level, 0);
+	db_bind_text(st, 6, r->params);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		ret = 0;
+	} else {
+		ret = error("cannot create run: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_finish_run(sqlite3 *db, long long run_id, const char *status,
+		     const char *msg)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (db_prepare(&st, db,
+		       "UPDATE runs SET status = ?1, message = ?2,"
+		       " finished_at = unixepoch() WHERE id = ?3"))
+		return -1;
+	db_bind_text(st, 1, status);
+	db_bind_text(st, 2, msg);
+	db_bind_int(st, 3, run_id, 0);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = error("cannot finish run %lld: %s", run_id,
+			    sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -27,6 +27,28 @@ struct tree_info {
 /* Find the tree with the same name, kind, source and sha256, or add it. */
 int store_tree(long long *out, sqlite3 *db, const struct tree_info *t);
 
+struct run_info {
+	long long tree_id;
+	const char *kind; /* series, nightly, ingest */
+	const char *series; /* the series file or git range, or NULL */
+	const char *config;
+	int level;
+	const char *params; /* JSON: what "measured" means */
+};
+
+/*
+ * The run of tree R->tree_id with the same kind and params into *out:
+ * returns 1 when that run is done (measured before), 2 when it was not
+ * finished and is resumed (its status is "running" again), 0 when a new
+ * run was created (always, with FORCE), -1 on errors (reported).
+ */
+int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
+		   int force);
+
+/* Set run RUN_ID's status, message (may be NULL) and finish time. */
+int store_finish_run(sqlite3 *db, long long run_id, const char *status,
+		     const char *msg);
+
 struct commit_info {
 	long long run_id;
 	long position;
