@@ -1379,91 +1379,61 @@ out:
 
 /* source lines around a warning */
 
-/* Read FILE at SHA from a git repository or directory of the tree. */
-static int tree_read(char **out, const char *dir, int is_git, const char *sha,
-		     const char *file, const char **from)
+/*
+ * The text of FILE at commit SHA, read with libgit2 from the collector's
+ * cached repository of the commit's tree (srctree.h): the commit's text
+ * for every kind of tree, whatever the work tree or the directory holds
+ * now.  Returns 0, or -1 when the tree is not cached (an ingested log) or
+ * has no such file.
+ */
+static int source_text(char **out, sqlite3 *db, const char *sha,
+		       const char *file)
 {
-	char tmpl[] = "/tmp/kwarn-src-XXXXXX";
-	char *spec = NULL, *path = NULL;
-	int fd, ret = -1;
+	char *repo = NULL;
+	size_t len = 0;
+	int ret = -1;
 
-	if (!is_git) {
-		path = xstrfmt("%s/%s", dir, file);
-		ret = access(path, R_OK) ?
-			      -1 :
-			      util_read_file(out, NULL, path, 8 << 20);
-		*from = "dir";
-		free(path);
-		return ret;
-	}
-	fd = mkstemp(tmpl);
-	if (fd < 0)
+	*out = NULL;
+	if (!file || !*file || file[0] == '/' || !sha || !*sha)
 		return -1;
-	close(fd);
-	spec = xstrfmt("%s:%s", sha, file);
-	{
-		const char *argv[] = { "git", "-C", dir, "show", spec, NULL };
-
-		if (util_run(argv, NULL, tmpl, "/dev/null") == 0 &&
-		    !util_read_file(out, NULL, tmpl, 8 << 20)) {
-			*from = "git";
-			ret = 0;
-		}
-	}
-	unlink(tmpl);
-	free(spec);
+	repo = tree_repo_path(db, sha);
+	if (repo)
+		ret = srctree_read(out, &len, NULL, repo, sha, file);
+	free(repo);
 	return ret;
 }
 
-/* The text of FILE at SHA of TREE_ID, from wherever the tree lives. */
-static int source_text(char **out, const char **from, sqlite3 *db,
-		       long long tree_id, const char *sha, const char *file)
+/*
+ * Lines LINE-CONTEXT to LINE+CONTEXT of TEXT as a new array of {line,
+ * text}; MARKS (NR line numbers) are flagged "mark": true.
+ */
+static json_t *source_lines(const char *text, long line, long context,
+			    const long *marks, size_t nr)
 {
-	sqlite3_stmt *st = NULL;
-	char *kind = NULL, *src = NULL, *name = NULL, *pat, *gitdir;
-	glob_t g = { 0 };
-	int ret = -1;
+	json_t *lines = json_array();
+	const char *s = text, *eol;
+	long n = 1;
 
-	if (!file || !*file || strstr(file, "..") || file[0] == '/' ||
-	    sha[0] == '-')
-		return -1;
-	if (db_prepare(&st, db,
-		       "SELECT kind, source, name FROM trees"
-		       " WHERE id = ?"))
-		return -1;
-	db_bind_int(st, 1, tree_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		kind = xstrdup(db_col_text(st, 0));
-		src = xstrdup(db_col_text(st, 1));
-		name = xstrdup(db_col_text(st, 2));
-	}
-	sqlite3_finalize(st);
-	if (!kind)
-		return -1;
-	if (!strcmp(kind, "repo") && util_is_dir(src))
-		ret = tree_read(out, src, 1, sha, file, from);
-	if (ret && !strcmp(kind, "dir") && util_is_dir(src))
-		ret = tree_read(out, src, 0, sha, file, from);
-	/* the collector's git copies of the tree in the cache */
-	if (ret && !strchr(name, '/')) {
-		pat = xstrfmt("%s/trees/*%s*", util_cache_dir(), name);
-		if (!glob(pat, 0, NULL, &g)) {
-			for (size_t i = 0; ret && i < g.gl_pathc; i++) {
-				gitdir = xstrfmt("%s/.git", g.gl_pathv[i]);
-				if (util_is_dir(gitdir) ||
-				    util_is_dir(g.gl_pathv[i]))
-					ret = tree_read(out, g.gl_pathv[i], 1,
-							sha, file, from);
-				free(gitdir);
-			}
+	for (; *s && n <= line + context; n++) {
+		eol = strchrnul(s, '\n');
+		if (n >= line - context) {
+			char *t = xstrndup(s, (size_t)(eol - s));
+			json_t *l = json_object();
+			int mark = n == line;
+
+			for (size_t k = 0; k < nr; k++)
+				mark |= marks[k] == n;
+			set(l, "line", json_integer(n));
+			set(l, "text", jstr(t));
+			set(l, "mark", json_boolean(mark));
+			json_array_append_new(lines, l);
+			free(t);
 		}
-		globfree(&g);
-		free(pat);
+		if (!*eol)
+			break;
+		s = eol + 1;
 	}
-	free(kind);
-	free(src);
-	free(name);
-	return ret;
+	return lines;
 }
 
 int api_warning_source(struct api_reply *reply, const struct api_req *r)
@@ -1550,33 +1520,45 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	set(reply->json, "fix", col_str(st, 12));
 	set(reply->json, "reason", col_str(st, 13));
 	set(reply->json, "notes", notes_json(nt, sqlite3_column_int64(st, 1)));
-	lines = json_array();
-	if (!source_text(&text, &from, r->db, p.tree_id, p.sha, file)) {
-		char *s = text, *eol;
-		long n = 1;
+	if (!source_text(&text, r->db, p.sha, file)) {
+		json_t *notes = json_object_get(reply->json, "notes"), *n;
+		long marks[64];
+		size_t nmarks = 0, k;
 
-		for (; s && *s && n <= line + context; n++) {
-			json_t *l;
+		/*
+		 * The notes' lines in the warning's file are marked in its
+		 * excerpt; a note elsewhere (a header, a macro) gets its own.
+		 * XXX: past 64 notes in one file, the rest are not marked.
+		 */
+		json_array_foreach(notes, k, n) {
+			const char *nf =
+				json_string_value(json_object_get(n, "file"));
+			long nl = (long)json_integer_value(
+				json_object_get(n, "line"));
+			char *ntext = NULL;
 
-			eol = strchr(s, '\n');
-			if (eol)
-				*eol = '\0';
-			if (n >= line - context) {
-				l = json_object();
-				set(l, "line", json_integer(n));
-				set(l, "text", jstr(s));
-				json_array_append_new(lines, l);
+			if (!nf || nl <= 0)
+				continue;
+			if (!strcmp(nf, file)) {
+				if (nmarks < ARRAY_SIZE(marks))
+					marks[nmarks++] = nl;
+				continue;
 			}
-			if (!eol)
-				break;
-			s = eol + 1;
+			if (!source_text(&ntext, r->db, p.sha, nf))
+				set(n, "lines",
+				    source_lines(ntext, nl, context, &nl, 1));
+			free(ntext);
 		}
+		lines = source_lines(text, line, context, marks, nmarks);
+		from = "commit";
 	} else {
 		json_t *l = json_object();
 
+		lines = json_array();
 		from = "db";
 		set(l, "line", col_int(st, 3));
 		set(l, "text", col_str(st, 5));
+		set(l, "mark", json_true());
 		json_array_append_new(lines, l);
 	}
 	set(reply->json, "from", json_string(from));

@@ -44,6 +44,7 @@ kw_count() { # COMMIT [STATE]: what the collector's own report says
 		--format json | jq length
 }
 
+export KWARN_CACHE=$tmp/cache
 fixture_build "$tmp"
 ok $? "fixture database built by kwarn ingest from gcc logs"
 
@@ -230,12 +231,51 @@ t "source from the database when the tree is not on disk" \
 	jqe '.from == "db" and .function == "afs_b" and (.lines | length) == 1 and
 		(.lines[0].text | test("kw_inline")) and (.notes | length) == 1' \
 	<(get "/api/warnings/$ident/source")
-sqlite3 "$DB" "UPDATE trees SET kind = 'dir', source = '$tmp/src'"
-t "source lines from the tree's directory" \
-	jqe '.from == "dir" and (.lines | length) == 11 and
-		any(.lines[]; .text | test("switch"))' \
-	<(get "/api/warnings/$ident/source?commit=$C3")
-sqlite3 "$DB" "UPDATE trees SET kind = 'log', source = NULL"
+# The collector's cached repository of the tree, as kwarn run leaves it
+# for each kind of tree: the source is the commit's, for a directory tree
+# too, whatever the directory holds after the run.
+csrc() { # KIND: where srctree.c looks for the tree's repository
+	local hex
+	hex=$(printf %s "$tmp/src" | sha256sum | cut -c1-12)
+	case $1 in
+	dir) echo "$KWARN_CACHE/trees/kwtree-$hex/git" ;;
+	repo) echo "$KWARN_CACHE/trees/repo-kwtree-$hex/git" ;;
+	tarball) echo "$KWARN_CACHE/trees/kwtree-${tarsum:0:12}/git" ;;
+	esac
+}
+tarsum=$(printf kwtree | sha256sum | cut -c1-64)
+mkdir -p "$(csrc dir)"
+gd() { git --git-dir="$(csrc dir)" --work-tree="$tmp/src" -c user.name=t \
+	-c user.email=t@t "$@"; }
+gd init -q && gd add -A && gd commit -q -m c3
+csha=$(gd rev-parse HEAD)
+mkdir -p "$(dirname "$(csrc repo)")" "$(dirname "$(csrc tarball)")"
+cp -r "$(csrc dir)" "$(csrc repo)" && cp -r "$(csrc dir)" "$(csrc tarball)"
+want=$(grep -c '' "$tmp/src/fs/afs/fsclient.c")
+# the work tree moves on after the run: other text at every line
+sed -i 's/^/EDITED /' "$tmp/src/fs/afs/fsclient.c"
+sqlite3 "$DB" "UPDATE commits SET sha = '$csha' WHERE sha = '$C3'"
+for kind in dir tarball repo; do
+	sqlite3 "$DB" "UPDATE trees SET kind = '$kind', source = '$tmp/src',
+		sha256 = '$tarsum'"
+	get "/api/warnings/$ident/source?commit=$csha&context=3" >"$tmp/src.json"
+	t "$kind tree: the commit's lines, not the edited work tree" \
+		jqe '.from == "commit" and (.lines | length) == 7 and
+			any(.lines[]; .text | test("switch")) and
+			all(.lines[]; .text | test("EDITED") | not) and
+			([.lines[] | select(.mark)] | length) >= 1' "$tmp/src.json"
+done
+t "the marked lines are the warning's and its note's" \
+	jqe --slurpfile w <(get "/api/warnings/$ident/source?commit=$csha") \
+		'[.lines[] | select(.mark) | .line] | sort ==
+		 ([$w[0].line] + [$w[0].notes[] | select(.file == $w[0].file) |
+		  .line] | unique)' "$tmp/src.json"
+t "context=0: one line" jqe '(.lines | length) == 1' \
+	<(get "/api/warnings/$ident/source?commit=$csha&context=0")
+[ "$want" -gt 0 ]
+ok $? "the tree's file was read ($want lines)"
+sqlite3 "$DB" "UPDATE commits SET sha = '$C3' WHERE sha = '$csha';
+	UPDATE trees SET kind = 'log', source = NULL, sha256 = NULL"
 
 # bad input
 t "unknown path: 404 JSON" err_is 404 /api/nope "no such endpoint"

@@ -331,7 +331,7 @@ async function viewWarning(identity, commit) {
 	pickRun(s.commit.run);
 	const pre = el('pre', { class: 'source' });
 	for (const l of s.lines)
-		pre.appendChild(el('span', { class: 'row' + (l.line === s.line ? ' hit' : '') },
+		pre.appendChild(el('span', { class: 'row' + (l.line === s.line ? ' hit' : l.mark ? ' note' : '') },
 			el('span', { class: 'ln' }, l.line), l.text));
 	const notes = el('ul', {}, ...s.notes.map((n) => el('li', { class: 'mono' },
 		n.file + ':' + n.line + ':' + n.column + ': note: ' + n.message,
@@ -345,7 +345,7 @@ async function viewWarning(identity, commit) {
 		classification(s),
 		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
 			s.commit.position + '), source from ' +
-			(s.from === 'db' ? 'the stored diagnostic' : 'the tree (' + s.from + ')')),
+			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' : 'the tree at this commit')),
 		pre,
 		el('h2', {}, 'Notes'), s.notes.length ? notes : el('p', { class: 'muted' }, 'none'),
 		el('h2', {}, 'Reproduce'), el('div', { class: 'repro mono' }, repro)));
