@@ -1,0 +1,7 @@
+int f(void);
+int f(void)
+{
+	int x;
+
+	return 0;
+}

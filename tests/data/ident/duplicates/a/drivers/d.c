@@ -1,0 +1,18 @@
+int a, b;
+void twice(int m, int n)
+{
+	switch (m) {
+	case 0:
+		a = 1;
+	case 1:
+		a = 2;
+		break;
+	}
+	switch (n) {
+	case 0:
+		a = 1;
+	case 1:
+		a = 2;
+		break;
+	}
+}

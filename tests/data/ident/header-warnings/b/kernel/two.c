@@ -1,0 +1,2 @@
+int two(int m);
+int two(int m) { return m + 1; }

@@ -1,0 +1,16 @@
+/* five lines above the warning */
+int speed;
+int other(void);
+int other(void) { return speed; }
+
+int mode;
+void set_mode(int m)
+{
+	switch (m) {
+	case 0:
+		mode = 1;
+	case 1:
+		mode = 2;
+		break;
+	}
+}
