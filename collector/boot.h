@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
-#include "parse.h"
+#include "bootlog.h"
 
 /* initramfs.c */
 
@@ -69,42 +69,6 @@ struct boot_opts {
 	const char *accel; /* "kvm", "tcg", or NULL: KVM when usable */
 };
 
-/* One module the init tried to load (its KWARN-MODULE lines). */
-struct boot_module {
-	char *name; /* file name without .ko: "firewire-core" */
-	char status[12]; /* ok fail unfinished (load began, no result) */
-	char *message; /* modprobe's (or insmod's) error, or NULL */
-};
-
-struct boot_result {
-	char verdict[16]; /* pass crash hang timeout fail infra */
-	char *reason; /* one line, or NULL for a pass */
-	char *fingerprint; /* first lines of a crash's trace, or NULL */
-	char *kernel_version; /* from the marker or the banner, or NULL */
-	char nonce[33];
-	const char *accel; /* "kvm", "tcg", or NULL before QEMU ran */
-	long long duration_ms;
-	char *log; /* serial output (QEMU's stderr too) */
-	size_t log_len;
-	/*
-	 * Kernel WARNING splats as DIAG_BOOT diagnostics: file, line and
-	 * function from the WARNING line, the message without CPU, PID or
-	 * addresses so that the identity is stable from boot to boot.
-	 */
-	struct diag *warnings;
-	size_t nr_warnings;
-	/*
-	 * The modules of a boot with kwarn.modules=1, in the init's order.
-	 * A pass needs every one "ok" and the init's "KWARN-MODULE done".
-	 */
-	struct boot_module *modules;
-	size_t nr_modules;
-	int modules_done; /* the init said it tried them all */
-};
-
-/* The longest serial log kept; more is read and dropped. */
-#define BOOT_LOG_MAX (16u << 20)
-
 /*
  * Boot O->kernel under QEMU (KVM when /dev/kvm opens read-write, else
  * TCG) with a fresh nonce and fill *out, which the caller releases with
@@ -112,29 +76,5 @@ struct boot_result {
  * included; -1 only on internal errors (reported).
  */
 int boot_run(struct boot_result *out, const struct boot_opts *o);
-
-/*
- * Judge LOG (LEN bytes) of a boot started with NONCE that ended with
- * EXIT_STATUS (QEMU's, 0..255 or 128+signal), TIMED_OUT (total timeout)
- * or SILENT (silence timeout).  Pure.  Fills verdict, reason,
- * fingerprint, kernel_version, nonce, warnings and modules of *out,
- * freeing what those held; leaves the log, accel and duration alone.
- * A boot that would pass is "fail" when a module failed to load, naming
- * it, or when the kernel command line asked for modules and the init
- * never said it was done with them.  Returns 0.
- */
-int boot_verdict(struct boot_result *out, const char *log, size_t len,
-		 const char *nonce, int exit_status, int timed_out, int silent);
-
-/*
- * Insert a boots row for BUILD_ID from R, the log zlib-compressed, and a
- * boot_modules row per module, and put the boot's id in *out (may be
- * NULL).  Returns 0 or -1 (reported).
- */
-int boot_store(long long *out, sqlite3 *db, long long build_id,
-	       const struct boot_result *r);
-
-/* Free what R holds and zero it; NULL is fine. */
-void boot_result_release(struct boot_result *r);
 
 #endif

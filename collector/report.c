@@ -160,36 +160,21 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 
 int report_tip_has_new(sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL;
-	int n = -1;
+	json_t *news = NULL, *w;
+	size_t i;
+	int n;
 
-	/* present at the last built point, absent from the base's states */
-	if (db_prepare(
-		    &st, db,
-		    "WITH pts AS (SELECT c.id, c.position FROM commits c"
-		    "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
-		    "  WHERE b.commit_id = c.id)),"
-		    " tip AS (SELECT id FROM pts ORDER BY position DESC LIMIT 1),"
-		    " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
-		    " SELECT i.file, d.line, i.function, i.message"
-		    " FROM states s JOIN identities i ON i.id = s.identity_id"
-		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		    " WHERE s.commit_id = (SELECT id FROM tip)"
-		    " AND s.state IN ('new', 'present')"
-		    " AND NOT EXISTS (SELECT 1 FROM states b"
-		    "  WHERE b.commit_id = (SELECT id FROM base)"
-		    "  AND b.identity_id = s.identity_id"
-		    "  AND b.state IN ('new', 'present'))"))
+	if (query_tip_new(&news, db, run_id))
 		return -1;
-	db_bind_int(st, 1, run_id, 0);
-	n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		fprintf(stderr, "kwarn: new at tip: %s:%d: in '%s': %s\n",
-			db_col_text(st, 0), sqlite3_column_int(st, 1),
-			db_col_text(st, 2), db_col_text(st, 3));
-		n++;
+	json_array_foreach(news, i, w) {
+		fprintf(stderr, "kwarn: new at tip: %s:%lld: in '%s': %s\n",
+			json_string_value(json_object_get(w, "file")),
+			json_integer_value(json_object_get(w, "line")),
+			json_string_value(json_object_get(w, "function")),
+			json_string_value(json_object_get(w, "message")));
 	}
-	sqlite3_finalize(st);
+	n = (int)json_array_size(news);
+	json_decref(news);
 	return n;
 }
 

@@ -1135,7 +1135,7 @@ static int build_point(struct run *r, size_t k)
 		goto out_abort;
 	for (size_t i = 0; booted && i < boot.nr_warnings; i++)
 		bw_diag(w, -2, &boot.warnings[i]);
-	if (booted && boot_store(NULL, r->db, bw_build_id(w), &boot))
+	if (booted && store_boot(NULL, r->db, bw_build_id(w), &boot))
 		goto out_abort;
 	if (bw_finish(&build_id, w))
 		goto out;

@@ -971,3 +971,117 @@ int query_run_status(char **status_out, char **msg_out, sqlite3 *db,
 		return error("no run %lld", run_id);
 	return error("cannot read run %lld: %s", run_id, sqlite3_errmsg(db));
 }
+
+/* The image of build ID into *out (NULL when it has none). */
+int query_build_image(char **out, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db, "SELECT image FROM builds WHERE id = ?") ||
+	    db_bind_int(st, 1, id, 0))
+		goto out;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		error("no build %lld", id);
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		error("cannot read build %lld: %s", id, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL && *db_col_text(st, 0))
+		*out = xstrdup(db_col_text(st, 0));
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	/* live at the last built point, not live at the first */
+	if (db_prepare(&st, db,
+		       "WITH pts AS (SELECT c.id, c.position FROM commits c"
+		       "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
+		       "  WHERE b.commit_id = c.id)),"
+		       " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
+		       " SELECT i.file, d.line, i.function, i.message"
+		       " FROM live_states s JOIN identities i"
+		       " ON i.id = s.identity_id"
+		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		       " WHERE s.commit_id = (SELECT commit_id FROM run_tips"
+		       "  WHERE run_id = ?1)"
+		       " AND NOT EXISTS (SELECT 1 FROM live_states b"
+		       "  WHERE b.commit_id = (SELECT id FROM base)"
+		       "  AND b.identity_id = s.identity_id)"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(
+			arr, json_pack("{s:o, s:I, s:o, s:o}", "file",
+				       jstr(db_col_text(st, 0)), "line",
+				       (json_int_t)sqlite3_column_int(st, 1),
+				       "function", jstr(db_col_text(st, 2)),
+				       "message", jstr(db_col_text(st, 3))));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot compare the tip of run %lld: %s", run_id,
+			     sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+int query_commit_tree(struct query_tree *out, sqlite3 *db,
+		      const char *commit_sha)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (db_prepare(&st, db,
+		       "SELECT t.kind, t.name, t.source, t.sha256 FROM commits c"
+		       " JOIN runs r ON r.id = c.run_id"
+		       " JOIN trees t ON t.id = r.tree_id"
+		       " WHERE c.sha = ? ORDER BY c.id DESC LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, commit_sha);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *v[4];
+
+		for (int i = 0; i < 4; i++)
+			v[i] = sqlite3_column_type(st, i) == SQLITE_NULL ?
+				       NULL :
+				       db_col_text(st, i);
+		out->kind = v[0] ? xstrdup(v[0]) : NULL;
+		out->name = v[1] ? xstrdup(v[1]) : NULL;
+		out->source = v[2] ? xstrdup(v[2]) : NULL;
+		out->sha256 = v[3] ? xstrdup(v[3]) : NULL;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return error("no stored commit '%s'", commit_sha);
+	return error("cannot look up commit '%s': %s", commit_sha,
+		     sqlite3_errmsg(db));
+}
+
+void query_tree_release(struct query_tree *t)
+{
+	free(t->kind);
+	free(t->name);
+	free(t->source);
+	free(t->sha256);
+	memset(t, 0, sizeof(*t));
+}

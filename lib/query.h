@@ -175,4 +175,29 @@ int query_nightly_measured(int *out, sqlite3 *db, const char *path,
 int query_run_status(char **status_out, char **msg_out, sqlite3 *db,
 		     long long run_id);
 
+/* The kernel image of build ID, a new string, or NULL when it has none.
+ * Returns 0, or -1 (reported) when there is no such build. */
+int query_build_image(char **out, sqlite3 *db, long long id);
+
+/*
+ * The warnings live at the last built point of run RUN_ID that the first
+ * point did not have, as a new array of {file, line, function, message}
+ * (what --fail-on-new fails on).  Returns 0 or -1 (reported).
+ */
+int query_tip_new(json_t **out, sqlite3 *db, long long run_id);
+
+/* The tree row a commit was measured on (strings may be NULL). */
+struct query_tree {
+	char *kind, *name, *source, *sha256;
+};
+
+/*
+ * The tree of the newest stored commit with sha COMMIT_SHA into *out
+ * (release with query_tree_release()).  Returns 0, or -1 (reported) when
+ * no such commit is stored.
+ */
+int query_commit_tree(struct query_tree *out, sqlite3 *db,
+		      const char *commit_sha);
+void query_tree_release(struct query_tree *t);
+
 #endif

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "db.h"
+#include "query.h"
 #include "srctree.h"
 #include "util.h"
 #include "banned.h"
@@ -293,56 +294,39 @@ out:
 
 char *tree_repo_path(sqlite3 *db, const char *commit_sha)
 {
-	sqlite3_stmt *st = NULL;
-	const char *kind, *name, *source, *sum;
+	struct query_tree t = { 0 };
 	char sha[65], *dir = NULL;
-	int rc;
 
-	if (db_prepare(&st, db,
-		       "SELECT t.kind, t.name, t.source, t.sha256 FROM commits c"
-		       " JOIN runs r ON r.id = c.run_id"
-		       " JOIN trees t ON t.id = r.tree_id"
-		       " WHERE c.sha = ? ORDER BY c.id DESC LIMIT 1"))
+	if (query_commit_tree(&t, db, commit_sha))
 		return NULL;
-	db_bind_text(st, 1, commit_sha);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			error("no stored commit '%s'", commit_sha);
-		else
-			error("cannot look up commit '%s': %s", commit_sha,
-			      sqlite3_errmsg(db));
-		goto out;
-	}
-	kind = db_col_text(st, 0);
-	name = db_col_text(st, 1);
-	source = db_col_text(st, 2);
-	sum = db_col_text(st, 3);
-	if (!kind || !name || strchr(name, '/') || !strcmp(name, "..")) {
+	if (!t.kind || !t.name || strchr(t.name, '/') ||
+	    !strcmp(t.name, "..")) {
 		error("bad tree of commit '%s'", commit_sha);
 		goto out;
 	}
-	if (!strcmp(kind, "tarball") && sum && strlen(sum) >= 12) {
-		dir = xstrfmt("%s/trees/%s-%.12s/git", util_cache_dir(), name,
-			      sum);
-	} else if ((!strcmp(kind, "dir") || !strcmp(kind, "repo")) && source) {
-		util_sha256_hex(sha, source, strlen(source));
+	if (!strcmp(t.kind, "tarball") && t.sha256 && strlen(t.sha256) >= 12) {
+		dir = xstrfmt("%s/trees/%s-%.12s/git", util_cache_dir(), t.name,
+			      t.sha256);
+	} else if ((!strcmp(t.kind, "dir") || !strcmp(t.kind, "repo")) &&
+		   t.source) {
+		util_sha256_hex(sha, t.source, strlen(t.source));
 		dir = xstrfmt("%s/trees/%s%s-%.12s/git", util_cache_dir(),
-			      strcmp(kind, "repo") ? "" : "repo-", name, sha);
+			      strcmp(t.kind, "repo") ? "" : "repo-", t.name,
+			      sha);
 	} else {
 		error("the tree '%s' of commit '%s' has no repository (kind "
 		      "'%s')",
-		      name, commit_sha, kind);
+		      t.name, commit_sha, t.kind);
 		goto out;
 	}
 	if (!util_is_dir(dir)) {
 		error("the tree '%s' of commit '%s' is not in the cache: no "
 		      "'%s'",
-		      name, commit_sha, dir);
+		      t.name, commit_sha, dir);
 		free(dir);
 		dir = NULL;
 	}
 out:
-	sqlite3_finalize(st);
+	query_tree_release(&t);
 	return dir;
 }

@@ -3,7 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "bootlog.h"
 #include "db.h"
 #include "ident.h"
 #include "store.h"
@@ -873,5 +875,92 @@ int store_finish_run(sqlite3 *db, long long run_id, const char *status,
 		ret = error("cannot finish run %lld: %s", run_id,
 			    sqlite3_errmsg(db));
 	sqlite3_finalize(st);
+	return ret;
+}
+
+/* One boot_modules row per module of R. */
+static int store_modules(sqlite3 *db, long long boot_id,
+			 const struct boot_result *r)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (!r->nr_modules)
+		return 0;
+	if (db_prepare(&st, db,
+		       "INSERT OR REPLACE INTO boot_modules"
+		       " (boot_id, name, status, message) VALUES (?, ?, ?, ?)"))
+		return -1;
+	for (size_t i = 0; i < r->nr_modules; i++) {
+		const struct boot_module *m = &r->modules[i];
+
+		if (db_bind_int(st, 1, boot_id, 0) ||
+		    db_bind_text(st, 2, m->name) ||
+		    db_bind_text(st, 3, m->status) ||
+		    db_bind_text(st, 4, m->message) ||
+		    sqlite3_step(st) != SQLITE_DONE) {
+			error("cannot store module '%s' of boot %lld: %s",
+			      m->name, boot_id, sqlite3_errmsg(db));
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_boot(long long *out, sqlite3 *db, long long build_id,
+	       const struct boot_result *r)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned char *z = NULL;
+	long long boot_id;
+	uLongf zlen = 0;
+	int ret = -1;
+
+	if (r->log_len) {
+		zlen = compressBound(r->log_len);
+		z = xmalloc(zlen);
+		if (compress2(z, &zlen, (const Bytef *)r->log, r->log_len,
+			      Z_BEST_COMPRESSION) != Z_OK) {
+			error("cannot compress the boot log");
+			goto out;
+		}
+	}
+	if (db_prepare(&st, db,
+		       "INSERT INTO boots (build_id, verdict, reason, "
+		       "fingerprint, kernel_version, nonce, accel, "
+		       "duration_ms, log, log_size) "
+		       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
+		goto out;
+	if (db_bind_int(st, 1, build_id, 0) ||
+	    db_bind_text(st, 2, r->verdict) || db_bind_text(st, 3, r->reason) ||
+	    db_bind_text(st, 4, r->fingerprint) ||
+	    db_bind_text(st, 5, r->kernel_version) ||
+	    db_bind_text(st, 6, *r->nonce ? r->nonce : NULL) ||
+	    db_bind_text(st, 7, r->accel) ||
+	    db_bind_int(st, 8, r->duration_ms, 0) ||
+	    (z ? sqlite3_bind_blob(st, 9, z, (int)zlen, SQLITE_TRANSIENT) :
+		 sqlite3_bind_null(st, 9)) != SQLITE_OK ||
+	    db_bind_int(st, 10, (long long)r->log_len, 0)) {
+		error("cannot bind the boot row: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot store the boot of build %lld: %s", build_id,
+		      sqlite3_errmsg(db));
+		goto out;
+	}
+	boot_id = sqlite3_last_insert_rowid(db);
+	if (store_modules(db, boot_id, r))
+		goto out;
+	if (out)
+		*out = boot_id;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	free(z);
 	return ret;
 }

@@ -131,4 +131,14 @@ int bw_finish(long long *out, struct build_writer *w);
 /* Roll back and free W; NULL is fine. */
 void bw_abort(struct build_writer *w);
 
+struct boot_result;
+
+/*
+ * Insert a boots row for BUILD_ID from R, the log zlib-compressed, and a
+ * boot_modules row per module, and put the boot's id in *out (may be
+ * NULL).  Returns 0 or -1 (reported).
+ */
+int store_boot(long long *out, sqlite3 *db, long long build_id,
+	       const struct boot_result *r);
+
 #endif
