@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,30 +46,6 @@ extern char **environ;
 static void set_infra(struct boot_result *out, char *reason)
 {
 	bootlog_set_verdict(out, "infra", reason);
-}
-
-/* 1 if BIN names an executable, directly or through $PATH. */
-static int find_program(const char *bin)
-{
-	const char *path = getenv("PATH"), *p;
-	int found = 0;
-
-	if (strchr(bin, '/'))
-		return !access(bin, X_OK);
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; !found;) {
-		const char *colon = strchr(p, ':');
-		size_t n = colon ? (size_t)(colon - p) : strlen(p);
-		char *full = xstrfmt("%.*s/%s", (int)n, n ? p : ".", bin);
-
-		found = !access(full, X_OK);
-		free(full);
-		if (!colon)
-			break;
-		p = colon + 1;
-	}
-	return found;
 }
 
 /* Set once QEMU failed to start under KVM: nested KVM can refuse MSRs. */
@@ -110,27 +85,19 @@ static int make_nonce(char out[33])
 }
 
 /* Start ARGV with stdout and stderr on a pipe; its read end in *fd_out. */
-static int spawn_piped(pid_t *pid_out, int *fd_out, char *const *argv,
-		       char **err_out)
+static int spawn_piped(pid_t *pid_out, int *fd_out, const char *const *argv)
 {
-	posix_spawn_file_actions_t fa;
+	struct util_spawn o = { .null_stdin = 1 };
 	int fds[2], rc;
 
-	*err_out = NULL;
 	if (pipe2(fds, O_CLOEXEC))
 		return error("pipe: %s", strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	rc = posix_spawnp(pid_out, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	o.out_fd = fds[1];
+	rc = util_spawn(pid_out, argv, &o);
 	close(fds[1]);
 	if (rc) {
 		close(fds[0]);
-		*err_out =
-			xstrfmt("cannot run '%s': %s", argv[0], strerror(rc));
-		return 0;
+		return -1;
 	}
 	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
 	*fd_out = fds[0];
@@ -163,22 +130,13 @@ static int qemu_run(struct boot_result *out, const struct qemu_run *q)
 	};
 	struct strbuf log = STRBUF_INIT;
 	int fd = -1, status = 0, timed_out = 0, silent = 0, ret = -1;
-	char *spawn_err = NULL;
 	int64_t start, last, now;
-	char *const *av;
 	pid_t pid = -1;
 
 	out->accel = q->accel;
-	/* posix_spawnp() does not modify argv; its prototype predates const */
-	memcpy(&av, &(const char *const *){ argv }, sizeof(av));
 	start = util_now_ms();
-	if (spawn_piped(&pid, &fd, av, &spawn_err))
+	if (spawn_piped(&pid, &fd, argv))
 		goto out;
-	if (spawn_err) {
-		set_infra(out, spawn_err);
-		ret = 0;
-		goto out;
-	}
 
 	last = start;
 	for (;;) {
@@ -280,7 +238,7 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 				       o->kernel ? o->kernel : "(none)"));
 		goto out;
 	}
-	if (!find_program(q.qemu)) {
+	if (!util_in_path(q.qemu)) {
 		set_infra(out, xstrfmt("no QEMU binary '%s'", q.qemu));
 		goto out;
 	}

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -45,19 +44,13 @@ static int tree_cmp(const void *a, const void *b)
 /* The first line of a command's output, or NULL. */
 static char *first_line(const char *const *argv)
 {
-	char tmpl[] = "/tmp/kwarn-nightly-XXXXXX", *text = NULL, *line = NULL;
-	int fd = mkstemp(tmpl);
+	char *text = NULL, *line = NULL;
 
-	if (fd < 0)
-		return NULL;
-	close(fd);
-	if (!util_run(argv, NULL, tmpl, "/dev/null") &&
-	    !util_read_file(&text, NULL, tmpl, 1 << 20) && *text) {
+	if (!util_capture(&text, argv, 1 << 20) && *text) {
 		text[strcspn(text, "\n")] = '\0';
 		line = xstrdup(text);
 	}
 	free(text);
-	unlink(tmpl);
 	return line;
 }
 
@@ -515,10 +508,15 @@ int cmd_nightly(int argc, char **argv)
 	if (util_mkdir_p(util_cache_dir()))
 		goto out;
 	lockpath = xstrfmt("%s/nightly.lock", util_cache_dir());
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
-		error("another kwarn nightly holds '%s'", lockpath);
-		goto out;
+	{
+		int held = util_lock(&lockfd, lockpath, 0);
+
+		if (held) {
+			if (held > 0)
+				error("another kwarn nightly holds '%s'",
+				      lockpath);
+			goto out;
+		}
 	}
 	if (db_open(&db, dbpath, DB_READ_WRITE))
 		goto out;

@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -119,37 +117,6 @@ char *run_data_path(const char *rel)
 	return p;
 }
 
-/*
- * Start ARGV in CWD with stdout and stderr into LOG, and make it die with
- * us (so a killed run leaves no make behind).  Returns its pid or -1.
- */
-static pid_t spawn_logged(const char *const *argv, const char *cwd,
-			  const char *log)
-{
-	pid_t pid = fork();
-
-	if (pid < 0) {
-		error("fork: %s", strerror(errno));
-		return -1;
-	}
-	if (!pid) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
-		if (cwd && chdir(cwd))
-			_exit(126);
-		execvp(argv[0], (char *const *)(uintptr_t)argv);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
-
 static size_t count_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -191,10 +158,16 @@ static void progress(struct run *r, size_t k, const char *what)
 static int run_make(struct run *r, size_t k, const char *const *argv,
 		    const char *log)
 {
-	pid_t pid = spawn_logged(argv, NULL, log);
+	/* make dies with us: a killed run leaves no make behind */
+	struct util_spawn o = { .out_path = log,
+				.err_path = log,
+				.append = 1,
+				.out_fd = -1,
+				.die_with_parent = 1 };
 	int status = 0, shown = 0;
+	pid_t pid;
 
-	if (pid < 0)
+	if (util_spawn(&pid, argv, &o))
 		return -1;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
@@ -687,27 +660,6 @@ static int make_points_plain(struct run *r)
 	point_add(r, &r->tree->base, subject, "kwarn", 0, NULL, NULL);
 	free(subject);
 	return 0;
-}
-
-/* Is there an executable NAME in $PATH? */
-static int in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save = NULL;
-	int found = 0;
-
-	if (!path)
-		return 0;
-	copy = xstrdup(path);
-	for (dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char *p = xstrfmt("%s/%s", *dir ? dir : ".", name);
-
-		found = !access(p, X_OK);
-		free(p);
-	}
-	free(copy);
-	return found;
 }
 
 /* Find a run with the same parameters to resume, or start one. */
@@ -1421,7 +1373,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 
 	if (r.launcher && launcher_check(r.launcher, r.level))
 		return 2;
-	if (!in_path("make")) {
+	if (!util_in_path("make")) {
 		error("make is not installed (run scripts/install-deps)");
 		return 2;
 	}
@@ -1577,10 +1529,11 @@ static int run_execute(struct run r_in, long long *run_id_out)
 			goto out;
 	}
 	lock = xstrfmt("%s/lock", r.kdir);
-	lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
-		error("build directory '%s' is in use by another kwarn",
-		      r.build_dir);
+	rc = util_lock(&lockfd, lock, 0);
+	if (rc) {
+		if (rc > 0)
+			error("build directory '%s' is in use by another kwarn",
+			      r.build_dir);
 		goto out;
 	}
 	{

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -51,21 +50,8 @@ static int tree_lock(const char *dir)
 		*slash = '\0';
 	if (util_mkdir_p(parent))
 		goto out;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("cannot create '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr,
-			"kwarn: waiting for '%s', held by another kwarn\n",
-			path);
-		if (flock(fd, LOCK_EX)) {
-			error("cannot lock '%s': %s", path, strerror(errno));
-			close(fd);
-			fd = -1;
-		}
-	}
+	if (util_lock(&fd, path, 1))
+		fd = -1;
 out:
 	free(path);
 	free(parent);

@@ -307,36 +307,3 @@ out:
 	close(fd);
 	return ret;
 }
-
-int util_run(const char *const *argv, const char *cwd, const char *out_path,
-	     const char *err_path)
-{
-	posix_spawn_file_actions_t fa;
-	char *const *av;
-	pid_t pid;
-	int status, rc;
-
-	posix_spawn_file_actions_init(&fa);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	if (out_path)
-		posix_spawn_file_actions_addopen(
-			&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (err_path)
-		posix_spawn_file_actions_addopen(
-			&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	/* posix_spawnp() does not modify argv; its prototype predates const */
-	memcpy(&av, &argv, sizeof(av));
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, av, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
-		return error("cannot run '%s': %s", argv[0], strerror(rc));
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return error("waitpid '%s': %s", argv[0],
-				     strerror(errno));
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -75,14 +76,58 @@ int util_sha256_file(char out[65], const char *path);
 /* Hex SHA-256 of a buffer into out[65]. */
 void util_sha256_hex(char out[65], const void *buf, size_t len);
 
+/* child.c */
+
+/* How util_spawn() starts a child; every field may be 0, but out_fd -1. */
+struct util_spawn {
+	const char *cwd; /* chdir there first */
+	const char *out_path; /* stdout to this file */
+	const char *err_path; /* stderr to this file; may be out_path */
+	int append; /* append to the files (else truncate them) */
+	int out_fd; /* >= 0: stdout and stderr to this descriptor */
+	int null_stdin; /* stdin from /dev/null */
+	int die_with_parent; /* SIGKILL when kwarn dies: no orphan make */
+};
+
 /*
- * Run ARGV (argv[0] looked up in PATH) and wait.  stdout and stderr go to
- * the files named (NULL: inherited, "/dev/null" to drop).  CWD may be NULL.
- * Returns the exit status (0..255), 128+signal, or -1 if it could not be
- * started (reported).
+ * Start ARGV (argv[0] looked up in PATH, no shell) as O says (NULL: all
+ * inherited) and put its pid in *out.  A file that cannot be opened or a
+ * program that cannot be run makes the child exit 126 or 127 with a line
+ * on its stderr.  Returns 0, or -1 if it could not fork (reported).
+ */
+int util_spawn(pid_t *out, const char *const *argv, const struct util_spawn *o);
+
+/*
+ * Wait for child PID (NAME is for errors): its exit status (0..255),
+ * 128+signal, or -1 (reported).
+ */
+int util_wait(pid_t pid, const char *name);
+
+/*
+ * Run ARGV and wait.  stdout and stderr go to the files named (NULL:
+ * inherited, "/dev/null" to drop, the same name: one file).  CWD may be
+ * NULL.  Returns what util_wait() returns.
  */
 int util_run(const char *const *argv, const char *cwd, const char *out_path,
 	     const char *err_path);
+
+/*
+ * Run ARGV with stdin from /dev/null and stderr dropped, and put its
+ * stdout (the first MAX bytes, NUL-terminated) in a new string *out.
+ * Returns the exit status as util_wait() does; *out is NULL on -1.
+ */
+int util_capture(char **out, const char *const *argv, size_t max);
+
+/* 1 if BIN is an executable: a path, or a name found in $PATH; else 0. */
+int util_in_path(const char *bin);
+
+/*
+ * Take the flock() lock of PATH (created if missing); its descriptor goes
+ * to *fd_out (close it to unlock).  When the lock is held elsewhere: with
+ * WAIT, say so on stderr and wait; without, return 1.  Returns 0 when
+ * locked, -1 on errors (reported).
+ */
+int util_lock(int *fd_out, const char *path, int wait);
 
 /* strbuf.c */
 
