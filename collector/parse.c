@@ -83,6 +83,7 @@ struct parser {
 	int in_inline; /* the last line ended with ',' */
 	char *inline_fn; /* its function, for the next diagnostic */
 	char *inline_chain; /* complete, for the next diagnostic */
+	char *ld_function; /* the linker's last "in function `f':" */
 
 	/* clang prints the source line bare, then a caret line */
 	struct strbuf stash; /* the line after a diagnostic */
@@ -843,6 +844,27 @@ static void function_for(struct parser *p, struct arena *a, struct diag *d,
 	}
 }
 
+/*
+ * The newest entry of M whose file ends FILE[0..LEN) after a '/': an O=
+ * build prints "/src/arch/x/y.c" for the object "arch/x/y.o".
+ */
+static struct ctx_entry *ctx_suffix(struct ctx_map *m, const char *file,
+				    size_t len)
+{
+	struct ctx_entry *best = NULL;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct ctx_entry *e = &m->e[i];
+		size_t l = strlen(e->file);
+
+		if (l < len && file[len - l - 1] == '/' &&
+		    !memcmp(file + len - l, e->file, l) &&
+		    (!best || e->seq > best->seq))
+			best = e;
+	}
+	return best;
+}
+
 static void object_for(struct parser *p, struct arena *a, struct diag *d,
 		       unsigned long fh)
 {
@@ -861,6 +883,8 @@ static void object_for(struct parser *p, struct arena *a, struct diag *d,
 		len = strlen(tu);
 		e = ctx_find_h(&p->objects, d->file, fh);
 	}
+	if (!e && tu && tu[0] == '/')
+		e = ctx_suffix(&p->objects, tu, len);
 	if (e && e->value) {
 		d->object = arena_strdup(a, e->value);
 	} else if (tu && is_tu(tu, len)) {
@@ -975,7 +999,9 @@ static const struct {
  */
 static const struct {
 	const char *word;
-	int first; /* the name comes first ("'v' defined but not used") */
+	int first; /* 1: the name comes first ("'v' defined but not used"),
+		      2: last ("stack frame size (9) exceeds limit (8) in 'f'"),
+		      0: after the words */
 } scope_msgs[] = {
 	{ "no previous prototype for ", 0 },
 	{ "no previous declaration for ", 0 },
@@ -983,6 +1009,7 @@ static const struct {
 	{ "' defined but not used", 1 },
 	{ "' declared 'static' but never defined", 1 },
 	{ "' used but never defined", 1 },
+	{ "stack frame size ", 2 }, /* clang's -Wframe-larger-than */
 };
 
 /* Kernel-doc's kind, and the symbol a file-scope warning names. */
@@ -1019,10 +1046,12 @@ static void subject_of(struct arena *a, struct diag *d)
 
 		if (!w)
 			continue;
-		if (scope_msgs[i].first && m[0] != '\'')
+		if (scope_msgs[i].first == 1 && m[0] != '\'')
 			continue;
-		name = scope_msgs[i].first ? quoted_name(a, m) :
-					     quoted_name(a, w);
+		if (scope_msgs[i].first == 2)
+			name = d->function ? NULL : last_quoted_name(a, m);
+		else
+			name = quoted_name(a, scope_msgs[i].first ? m : w);
 		if (name)
 			d->function = name;
 		return;
@@ -1247,7 +1276,7 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 /* "    inlined from 'caller' at a.c:18:2," (S without the blanks). */
 static int inline_line(struct parser *p, const char *s, size_t n)
 {
-	const char *at;
+	const char *at, *end;
 	size_t nlen;
 	int more;
 
@@ -1258,6 +1287,7 @@ static int inline_line(struct parser *p, const char *s, size_t n)
 	more = n && s[n - 1] == ',';
 	if (n && (s[n - 1] == ',' || s[n - 1] == ':'))
 		n--;
+	end = s + n;
 	at = memmem(s, n, " at ", 4);
 	nlen = at ? (size_t)(at - s) : n;
 	unquote(&s, &nlen);
@@ -1272,7 +1302,7 @@ static int inline_line(struct parser *p, const char *s, size_t n)
 		strbuf_addstr(&p->inl, " at ");
 		strbuf_addstr(&p->inl,
 			      file_scratch(p, &p->scratch, loc,
-					   (size_t)(s + n - loc)));
+					   (size_t)(end - loc)));
 	}
 	p->in_inline = more;
 	if (!more) {
@@ -1447,6 +1477,24 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 	}
 	if (!flen)
 		return 0;
+	if (!line && flen > 3 && file[flen - 1] == ')' &&
+	    STARTS(rest, rlen, "warning: ")) {
+		/* the linker's "x.c:(.text+0x10): warning: ..." */
+		const char *sec = memmem(file, flen, ":(", 2);
+
+		if (sec) {
+			struct diag *d;
+
+			add_diag(p, DIAG_LINKER, file, (size_t)(sec - file), 0,
+				 0, rest + 9, rlen - 9);
+			d = &p->pending[pending_at(p, p->nr_pending - 1)];
+			if (p->ld_function)
+				d->function = arena_strdup(
+					&p->arenas[d - p->pending],
+					p->ld_function);
+			return 1;
+		}
+	}
 	if (!line && function_header(p, file, flen, rest, rlen))
 		return 1;
 	if (!line && STARTS(rest, rlen, "Assembler messages:"))
@@ -1470,6 +1518,20 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 		/* "ld: foo.o: warning: ..." */
 		if (tool == TOOL_LINKER) {
 			const char *w = memmem(rest, rlen, ": warning: ", 11);
+			const char *f = memmem(rest, rlen, ": in function ", 14);
+
+			if (f && !w) {
+				/* "ld: x.o: in function `main':", GCC 3 quotes */
+				const char *name = f + 14;
+				size_t nl = rlen - (size_t)(name - rest);
+
+				if (nl && name[nl - 1] == ':')
+					nl--;
+				unquote(&name, &nl);
+				free(p->ld_function);
+				p->ld_function = clean_dup(name, nl);
+				return 1;
+			}
 
 			if (w) {
 				add_diag(p, DIAG_LINKER, rest,
@@ -1896,6 +1958,7 @@ void parse_free(struct parser *p)
 		free(p->prefixes[i]);
 	free(p->prefixes);
 	free(p->fresh_chain);
+	free(p->ld_function);
 	inline_clear(p);
 	for (size_t i = 0; i < p->nr_unparsed; i++)
 		free(p->unparsed[i]);
