@@ -105,11 +105,11 @@ struct parser {
 static void inline_clear(struct parser *p);
 
 static const char *const kind_names[] = {
-	[DIAG_WARNING] = "warning",   [DIAG_ERROR] = "error",
-	[DIAG_FATAL] = "fatal error", [DIAG_MODPOST] = "modpost",
-	[DIAG_LINKER] = "linker",     [DIAG_BOOT] = "boot",
+	[DIAG_WARNING] = "warning",	  [DIAG_ERROR] = "error",
+	[DIAG_FATAL] = "fatal error",	  [DIAG_MODPOST] = "modpost",
+	[DIAG_LINKER] = "linker",	  [DIAG_BOOT] = "boot",
 	[DIAG_KERNEL_DOC] = "kernel-doc", [DIAG_OBJTOOL] = "objtool",
-	[DIAG_ASSEMBLER] = "assembler", [DIAG_MAKE] = "make",
+	[DIAG_ASSEMBLER] = "assembler",	  [DIAG_MAKE] = "make",
 };
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -911,7 +911,8 @@ static void split_option(struct arena *a, struct diag *d, const char *msg,
 			open = memrchr(msg, '[', (size_t)(open - msg));
 		if (open == msg)
 			open = NULL;
-		if (open && open[1] == '-' && (open[2] == 'W' || open[2] == 'f')) {
+		if (open && open[1] == '-' &&
+		    (open[2] == 'W' || open[2] == 'f')) {
 			const char *opt = open + 1;
 			size_t olen = (size_t)(msg + n - 1 - opt);
 
@@ -1300,9 +1301,8 @@ static int inline_line(struct parser *p, const char *s, size_t n)
 		const char *loc = at + 4;
 
 		strbuf_addstr(&p->inl, " at ");
-		strbuf_addstr(&p->inl,
-			      file_scratch(p, &p->scratch, loc,
-					   (size_t)(end - loc)));
+		strbuf_addstr(&p->inl, file_scratch(p, &p->scratch, loc,
+						    (size_t)(end - loc)));
 	}
 	p->in_inline = more;
 	if (!more) {
@@ -1361,8 +1361,8 @@ static int is_tool(const char *s, size_t n)
 		s = base + 1;
 	}
 	/* a version: "-12", "-16", "-12.2" */
-	for (i = n; i && ((s[i - 1] >= '0' && s[i - 1] <= '9') ||
-			  s[i - 1] == '.');)
+	for (i = n;
+	     i && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.');)
 		i--;
 	if (i && i < n && s[i - 1] == '-')
 		n = i - 1;
@@ -1375,7 +1375,8 @@ static int is_tool(const char *s, size_t n)
 		}
 		/* a target triplet: what follows its last '-' */
 		dash = memrchr(s, '-', n);
-		if (pass || !dash || dash == s || !memchr(s, '-', (size_t)(dash - s)))
+		if (pass || !dash || dash == s ||
+		    !memchr(s, '-', (size_t)(dash - s)))
 			break;
 		n -= (size_t)(dash + 1 - s);
 		s = dash + 1;
@@ -1417,8 +1418,7 @@ static void objtool_line(struct parser *p, const char *obj, size_t olen,
 		    !memchr(rest, ' ', (size_t)(colon - rest)))
 			fl = (size_t)(plus - rest);
 	}
-	add_diag(p, DIAG_OBJTOOL, obj, olen, 0, 0,
-		 fl ? colon + 2 : rest,
+	add_diag(p, DIAG_OBJTOOL, obj, olen, 0, 0, fl ? colon + 2 : rest,
 		 fl ? n - (size_t)(colon + 2 - rest) : n);
 	d = &p->pending[pending_at(p, p->nr_pending - 1)];
 	a = &p->arenas[d - p->pending];
@@ -1489,9 +1489,9 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 				 0, rest + 9, rlen - 9);
 			d = &p->pending[pending_at(p, p->nr_pending - 1)];
 			if (p->ld_function)
-				d->function = arena_strdup(
-					&p->arenas[d - p->pending],
-					p->ld_function);
+				d->function =
+					arena_strdup(&p->arenas[d - p->pending],
+						     p->ld_function);
 			return 1;
 		}
 	}
@@ -1518,7 +1518,8 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 		/* "ld: foo.o: warning: ..." */
 		if (tool == TOOL_LINKER) {
 			const char *w = memmem(rest, rlen, ": warning: ", 11);
-			const char *f = memmem(rest, rlen, ": in function ", 14);
+			const char *f =
+				memmem(rest, rlen, ": in function ", 14);
 
 			if (f && !w) {
 				/* "ld: x.o: in function `main':", GCC 3 quotes */
@@ -1837,8 +1838,8 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		if (p->slot_kdoc && p->source_slot && !*p->source_slot &&
 		    STARTS(s, n, " *")) {
 			/* the comment line kernel-doc prints after some */
-			*p->source_slot = arena_clean(p->slot_arena, s + 1,
-						      n - 1);
+			*p->source_slot =
+				arena_clean(p->slot_arena, s + 1, n - 1);
 			p->stats.other++;
 			return;
 		}
@@ -1971,4 +1972,69 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->scratch);
 	strbuf_release(&p->scratch2);
 	free(p);
+}
+
+/* The Nth line (1-based) of TEXT: its start, and its length in *LEN. */
+static const char *text_line(const char *text, size_t len, long n,
+			     size_t *out_len)
+{
+	const char *s = text, *end = text + len, *nl;
+
+	for (long i = 1; i < n && s < end; i++) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			return NULL;
+		s = nl + 1;
+	}
+	if (s >= end)
+		return NULL;
+	nl = memchr(s, '\n', (size_t)(end - s));
+	*out_len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+	return s;
+}
+
+static int is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+char *diag_function_from_source(const char *text, size_t len, long line)
+{
+	const char *s;
+	size_t n;
+	long open = 0;
+
+	/* up to the "{" or "}" in column 0 nearest above LINE */
+	for (long i = line; i > 0 && !open; i--) {
+		s = text_line(text, len, i, &n);
+		if (!s)
+			return NULL;
+		if (n && s[0] == '}' && i < line)
+			return NULL; /* between two functions */
+		if (n && s[0] == '{')
+			open = i;
+	}
+	/* the declarator above it: "name(" on a line starting in column 0 */
+	for (long i = open - 1; i > 0 && i > open - 8; i--) {
+		const char *paren, *e, *b;
+
+		s = text_line(text, len, i, &n);
+		if (!s || !n || s[0] == ' ' || s[0] == '\t' || s[0] == '#' ||
+		    s[0] == '}' || s[0] == '/' || s[0] == '*')
+			continue;
+		paren = memchr(s, '(', n);
+		if (!paren)
+			continue;
+		e = paren;
+		while (e > s && e[-1] == ' ')
+			e--;
+		b = e;
+		while (b > s && is_ident(b[-1]))
+			b--;
+		if (b == e)
+			return NULL;
+		return clean_dup(b, (size_t)(e - b));
+	}
+	return NULL;
 }

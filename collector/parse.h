@@ -126,6 +126,14 @@ void parse_free(struct parser *p);
 /* "warning", "error", ... for a kind. */
 const char *diag_kind_name(enum diag_kind kind);
 
+/*
+ * The function whose body holds line LINE of the C source TEXT[0..LEN),
+ * for compilers that print no "In function" header (clang): the
+ * declarator above the nearest "{" in column 0, kernel style.  A new
+ * string (free() it), or NULL when LINE is at file scope or unclear.
+ */
+char *diag_function_from_source(const char *text, size_t len, long line);
+
 /* 1 if a note's message is GCC's "here" (the fall-through target). */
 int diag_is_here_note(const struct diag_note *n);
 
