@@ -1,0 +1,5 @@
+	.text
+	.globl demo_entry
+demo_entry:
+	.warning "demo entry warning"
+	ret
