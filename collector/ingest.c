@@ -113,6 +113,21 @@ static int is_top_dir(const char *s)
 	return 0;
 }
 
+/* Is S[0..N) a source or object name (".c", ".h", ".S", ".o"...)? */
+static int is_source_name(const char *s, size_t n)
+{
+	static const char *const exts[] = { ".c",  ".h",   ".S",   ".s",   ".o",
+					    ".rs", ".lds", ".dts", ".dtsi" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		size_t l = strlen(exts[i]);
+
+		if (n > l && !memcmp(s + n - l, exts[i], l))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The tree root that an O= build prints before every source path, found
  * in the first part of the log BUF[0..LEN): the directory above the path
@@ -144,12 +159,14 @@ static char *ingest_find_root(const char *buf, size_t len)
 			p += 5;
 		colon = p < e ? memchr(p, ':', (size_t)(e - p)) : NULL;
 		if (colon && (*p == '/' || !strncmp(p, "../", 3)) &&
-		    !memchr(p, ' ', (size_t)(colon - p))) {
+		    !memchr(p, ' ', (size_t)(colon - p)) &&
+		    is_source_name(p, (size_t)(colon - p))) {
 			/* every '/' of the path: a candidate root */
 			for (const char *q = p; q < colon; q++) {
 				size_t l = (size_t)(q + 1 - p), i;
 
-				if (*q != '/' || !is_top_dir(q + 1))
+				/* "/" alone is no tree root */
+				if (*q != '/' || l < 2 || !is_top_dir(q + 1))
 					continue;
 				for (i = 0; i < nc; i++)
 					if (strlen(c[i].prefix) == l &&

@@ -806,7 +806,7 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 
 		if (e && e->value) {
 			chain = arena_strdup(a, e->value);
-		} else {
+		} else if (!is_tu(file, strlen(file))) {
 			/* a header named inside a chain already printed */
 			const char *rest = chain_after(p, file);
 
@@ -1003,14 +1003,17 @@ static const struct {
 	int first; /* 1: the name comes first ("'v' defined but not used"),
 		      2: last ("stack frame size (9) exceeds limit (8) in 'f'"),
 		      0: after the words */
+	const char *opt; /* only with this option, or NULL */
 } scope_msgs[] = {
-	{ "no previous prototype for ", 0 },
-	{ "no previous declaration for ", 0 },
-	{ "unused function ", 0 }, /* clang */
-	{ "' defined but not used", 1 },
-	{ "' declared 'static' but never defined", 1 },
-	{ "' used but never defined", 1 },
-	{ "stack frame size ", 2 }, /* clang's -Wframe-larger-than */
+	{ "no previous prototype for ", 0, NULL },
+	{ "no previous declaration for ", 0, NULL },
+	{ "unused function ", 0, NULL }, /* clang */
+	/* clang's, for a file-scope constant only */
+	{ "unused variable ", 0, "-Wunused-const-variable" },
+	{ "' defined but not used", 1, NULL },
+	{ "' declared 'static' but never defined", 1, NULL },
+	{ "' used but never defined", 1, NULL },
+	{ "stack frame size ", 2, NULL }, /* clang's -Wframe-larger-than */
 };
 
 /* Kernel-doc's kind, and the symbol a file-scope warning names. */
@@ -1042,12 +1045,22 @@ static void subject_of(struct arena *a, struct diag *d)
 	if (!d->option)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(scope_msgs); i++) {
-		const char *w = strstr(m, scope_msgs[i].word);
+		const char *w;
 		char *name;
 
-		if (!w)
+		/* the name first: "'v' defined..."; else the words first */
+		if ((scope_msgs[i].first == 1) != (m[0] == '\''))
 			continue;
-		if (scope_msgs[i].first == 1 && m[0] != '\'')
+		w = m;
+		if (scope_msgs[i].first == 1)
+			w = strstr(m, scope_msgs[i].word);
+		else if (!starts(m, n, scope_msgs[i].word,
+				 strlen(scope_msgs[i].word)))
+			w = NULL;
+		if (w && scope_msgs[i].opt &&
+		    strcmp(d->option, scope_msgs[i].opt))
+			w = NULL;
+		if (!w)
 			continue;
 		if (scope_msgs[i].first == 2)
 			name = d->function ? NULL : last_quoted_name(a, m);
@@ -1716,16 +1729,18 @@ static int is_caret_line(const char *s, size_t n)
  */
 static int looks_like_diag(const char *s, size_t n)
 {
-	static const char *const words[] = {
-		": warning: ",
-		": error: ",
-		": note: ",
-		": fatal error: ",
-	};
+	const char *c = s, *end = s + n;
 
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
-		if (memmem(s, n, words[i], strlen(words[i])))
+	while ((c = memchr(c, ':', (size_t)(end - c))) != NULL) {
+		size_t left = (size_t)(end - c);
+
+		c++;
+		if (STARTS(c - 1, left, ": warning: ") ||
+		    STARTS(c - 1, left, ": error: ") ||
+		    STARTS(c - 1, left, ": note: ") ||
+		    STARTS(c - 1, left, ": fatal error: "))
 			return 1;
+	}
 	return 0;
 }
 
