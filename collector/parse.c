@@ -881,7 +881,16 @@ static void object_for(struct parser *p, struct arena *a, struct diag *d,
 	} else if (d->file) {
 		tu = d->file;
 		len = strlen(tu);
-		e = ctx_find_h(&p->objects, d->file, fh);
+		if (len > 2 && tu[len - 2] == '.' &&
+		    (tu[len - 1] == 'S' || tu[len - 1] == 's')) {
+			/* kbuild_line() keys every object by its ".c" */
+			strbuf_reset(&p->scratch);
+			strbuf_add(&p->scratch, tu, len - 1);
+			strbuf_addch(&p->scratch, 'c');
+			e = ctx_find(&p->objects, p->scratch.buf);
+		} else {
+			e = ctx_find_h(&p->objects, d->file, fh);
+		}
 	}
 	if (!e && tu && tu[0] == '/')
 		e = ctx_suffix(&p->objects, tu, len);
@@ -1000,28 +1009,33 @@ static const struct {
  */
 static const struct {
 	const char *word;
+	size_t len;
 	int first; /* 1: the name comes first ("'v' defined but not used"),
 		      2: last ("stack frame size (9) exceeds limit (8) in 'f'"),
 		      0: after the words */
 	const char *opt; /* only with this option, or NULL */
 } scope_msgs[] = {
-	{ "no previous prototype for ", 0, NULL },
-	{ "no previous declaration for ", 0, NULL },
-	{ "unused function ", 0, NULL }, /* clang */
+	{ "no previous prototype for ", 26, 0, NULL },
+	{ "no previous declaration for ", 28, 0, NULL },
+	{ "unused function ", 16, 0, NULL }, /* clang */
 	/* clang's, for a file-scope constant only */
-	{ "unused variable ", 0, "-Wunused-const-variable" },
-	{ "' defined but not used", 1, NULL },
-	{ "' declared 'static' but never defined", 1, NULL },
-	{ "' used but never defined", 1, NULL },
-	{ "stack frame size ", 2, NULL }, /* clang's -Wframe-larger-than */
+	{ "unused variable ", 16, 0, "-Wunused-const-variable" },
+	{ "' defined but not used", 22, 1, NULL },
+	{ "' declared 'static' but never defined", 37, 1, NULL },
+	{ "' used but never defined", 24, 1, NULL },
+	{ "stack frame size ", 17, 2, NULL }, /* clang's -Wframe-larger-than */
 };
 
 /* Kernel-doc's kind, and the symbol a file-scope warning names. */
 static void subject_of(struct arena *a, struct diag *d)
 {
 	const char *m = d->message;
-	size_t n = strlen(m);
+	size_t n;
 
+	/* every message of both tables starts with one of these */
+	if (!m[0] || !strchr("nusFETNeCbcmIdwS'", m[0]))
+		return;
+	n = strlen(m);
 	if (d->line && !d->col && !d->option) {
 		for (size_t i = 0; i < ARRAY_SIZE(kdoc_msgs); i++) {
 			const char *f, *e;
@@ -1054,8 +1068,7 @@ static void subject_of(struct arena *a, struct diag *d)
 		w = m;
 		if (scope_msgs[i].first == 1)
 			w = strstr(m, scope_msgs[i].word);
-		else if (!starts(m, n, scope_msgs[i].word,
-				 strlen(scope_msgs[i].word)))
+		else if (!starts(m, n, scope_msgs[i].word, scope_msgs[i].len))
 			w = NULL;
 		if (w && scope_msgs[i].opt &&
 		    strcmp(d->option, scope_msgs[i].opt))
@@ -1626,10 +1639,8 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 	/* a stripped prefix or cleaned bytes make it shorter than PATH */
 	plen = strlen(src);
 	if (plen && src[plen - 1] == 'o') {
+		/* "x.c", which stands for "x.S" too (see object_for()) */
 		src[plen - 1] = 'c';
-		ctx_set(&p->objects, src, obj, ++p->seq);
-		/* and for an assembler source */
-		src[plen - 1] = 'S';
 		ctx_set(&p->objects, src, obj, ++p->seq);
 	}
 	free(obj);
