@@ -93,6 +93,16 @@ static int is_kernel_top(const char *dir, size_t len)
 	return ret;
 }
 
+/* Does the file S..END exist in the tree SRC? */
+static int in_tree(const char *src, const char *s, const char *end)
+{
+	char *path = xstrfmt("%s/%.*s", src, (int)(end - s), s);
+	int ret = !access(path, F_OK);
+
+	free(path);
+	return ret;
+}
+
 /* Does S start with one of the kernel's top-level directories and '/'? */
 static int is_top_dir(const char *s)
 {
@@ -130,12 +140,14 @@ static int is_source_name(const char *s, size_t n)
 
 /*
  * The tree root that an O= build prints before every source path, found
- * in the first part of the log BUF[0..LEN): the directory above the path
- * that holds the kernel's top-level Makefile when it is on this machine,
- * else the prefix before a kernel top-level directory that most paths
- * share ("../" for an old-style O= build).  NULL if paths are relative.
+ * in the first part of the log BUF[0..LEN): the prefix under which the
+ * printed path exists in the tree SRC (may be NULL), or the directory
+ * above the path that holds the kernel's top-level Makefile when it is
+ * on this machine, else the prefix before a kernel top-level directory
+ * that most paths share ("../" for an old-style O= build).  NULL if
+ * paths are relative.
  */
-static char *ingest_find_root(const char *buf, size_t len)
+static char *ingest_find_root(const char *buf, size_t len, const char *src)
 {
 	struct cand {
 		char *prefix;
@@ -177,8 +189,11 @@ static char *ingest_find_root(const char *buf, size_t len)
 						continue;
 					c[nc].prefix = xstrndup(p, l);
 					c[nc].votes = 0;
-					c[nc].on_disk = *p == '/' &&
-							is_kernel_top(p, l);
+					c[nc].on_disk =
+						(src &&
+						 in_tree(src, q + 1, colon)) ||
+						(*p == '/' &&
+						 is_kernel_top(p, l));
 					nc++;
 				}
 				c[i].votes++;
@@ -209,7 +224,7 @@ static char *ingest_find_root(const char *buf, size_t len)
 static void ingest_root(struct parser *p, struct ingest_ctx *ic,
 			const char *buf, size_t len)
 {
-	char *root = ingest_find_root(buf, len);
+	char *root = ingest_find_root(buf, len, ic->source);
 
 	if (!root)
 		return;
@@ -438,6 +453,37 @@ static int ingest_commit(long long *out, sqlite3 *db, long long run_id,
 	return store_commit(out, db, &c);
 }
 
+/*
+ * The directory of the tree NAME when kwarn knows it as one (kind 'dir'),
+ * into *OUT (NULL if not).  Returns 0, or -1 on a database error.
+ */
+static int ingest_tree_dir(char **out, sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT source FROM trees WHERE name = ? AND kind = 'dir'"
+		       " AND source IS NOT NULL ORDER BY id DESC LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *dir = (const char *)sqlite3_column_text(st, 0);
+
+		if (dir && !stat(dir, &sb) && S_ISDIR(sb.st_mode))
+			*out = xstrdup(dir);
+	} else if (rc != SQLITE_DONE) {
+		error("cannot read trees: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* Objects listed in an object map (one path per line) as compiled. */
 static int ingest_object_map(struct build_writer *w, const char *path)
 {
@@ -496,6 +542,7 @@ int cmd_ingest(int argc, char **argv)
 	long long tree_id, run_id, commit_id, build_id;
 	int c, fd = -1, ret = 2;
 	const char *log;
+	char *tree_dir = NULL;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -579,6 +626,11 @@ int cmd_ingest(int argc, char **argv)
 	 * large ingest and keeps it within its 64 MB.
 	 */
 	db_exec(db, "PRAGMA cache_size = -16384", "cannot set cache size");
+	/* a tree kwarn knows as a directory is the source at hand */
+	if (!io.source && ingest_tree_dir(&tree_dir, db, tree))
+		goto out;
+	if (!io.source)
+		io.source = tree_dir;
 	ti.name = tree;
 	ti.kind = "log";
 	/* one transaction for the tree, run and commit rows and the build */
@@ -608,5 +660,6 @@ out:
 	if (fd > 0)
 		close(fd);
 	db_close(db);
+	free(tree_dir);
 	return ret;
 }
