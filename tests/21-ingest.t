@@ -54,10 +54,13 @@ for cc in "" clang16-; do
 	[ "$(sql w$cc "SELECT COUNT(*) FROM diagnostics WHERE werror = 1")" = \
 		"$(sql w$cc "SELECT COUNT(*) FROM diagnostics WHERE werror = 0")" ]
 	ok $? "${cc:-gcc }: the -Werror build's warnings carry the flag"
-	"$kwarn" warnings --db "$tmp/w$cc.db" --commit on --state new \
-		>"$tmp/new" 2>"$tmp/err"
-	[ ! -s "$tmp/new" ]
-	ok $? "${cc:-gcc }: nothing new under -Werror"
+	"$kwarn" warnings --db "$tmp/w$cc.db" --commit on --state present \
+		--format json >"$tmp/present" 2>"$tmp/err" &&
+		"$kwarn" warnings --db "$tmp/w$cc.db" --commit on --state new \
+			--format json >"$tmp/new" 2>>"$tmp/err" &&
+		[ "$(jq length "$tmp/new")" = 0 ] &&
+		[ "$(jq length "$tmp/present")" = "$(idents w$cc on | wc -l)" ]
+	ok $? "${cc:-gcc }: under -Werror every warning is present, none new"
 done
 
 # 14-17: an O= W=1 build of linux-source-6.1, ingested as it was printed
