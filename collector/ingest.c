@@ -8,9 +8,11 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <malloc.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -22,26 +24,309 @@
 
 struct ingest_ctx {
 	struct build_writer *w;
+	const char *source; /* the tree's directory, or NULL */
+	char *root; /* the tree root found in the log, when it is source */
+	char *src_name; /* the source file read last, and its text */
+	char *src_text;
+	size_t src_len;
 };
+
+/* The text of FILE under IC->source, read once per run of its warnings. */
+static const char *ingest_source(struct ingest_ctx *ic, const char *file,
+				 size_t *len)
+{
+	char *path;
+
+	if (ic->src_name && !strcmp(ic->src_name, file)) {
+		*len = ic->src_len;
+		return ic->src_text;
+	}
+	free(ic->src_name);
+	free(ic->src_text);
+	ic->src_name = xstrdup(file);
+	ic->src_text = NULL;
+	ic->src_len = 0;
+	path = xstrfmt("%s/%s", ic->source, file);
+	/* a file that is not there: no function, not an error */
+	if (access(path, R_OK) ||
+	    util_read_file(&ic->src_text, &ic->src_len, path, 16 << 20)) {
+		ic->src_text = NULL;
+		ic->src_len = 0;
+	}
+	free(path);
+	*len = ic->src_len;
+	return ic->src_text;
+}
 
 static void ingest_emit(void *ctx, const struct diag *d)
 {
 	struct ingest_ctx *ic = ctx;
+	struct diag copy;
+	const char *text;
+	size_t len;
 
+	/*
+	 * clang prints no "In function" header: the function comes from
+	 * the source when the tree is at hand.
+	 */
+	if (ic->source && !d->function && d->file && d->file[0] != '/' &&
+	    d->line && (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR) &&
+	    (text = ingest_source(ic, d->file, &len)) != NULL) {
+		copy = *d;
+		copy.function = diag_function_from_source(text, len, d->line);
+		bw_diag(ic->w, -1, &copy);
+		free(copy.function);
+		return;
+	}
 	bw_diag(ic->w, -1, d);
 }
 
-int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const char *const *strip)
+/* Does DIR hold the kernel's top-level Makefile? */
+static int is_kernel_top(const char *dir, size_t len)
 {
-	struct ingest_ctx ic = { w };
+	char *a = xstrfmt("%.*sMakefile", (int)len, dir);
+	char *b = xstrfmt("%.*sscripts/Makefile.build", (int)len, dir);
+	int ret = !access(a, F_OK) && !access(b, F_OK);
+
+	free(a);
+	free(b);
+	return ret;
+}
+
+/* Does the file S..END exist in the tree SRC? */
+static int in_tree(const char *src, const char *s, const char *end)
+{
+	char *path = xstrfmt("%s/%.*s", src, (int)(end - s), s);
+	int ret = !access(path, F_OK);
+
+	free(path);
+	return ret;
+}
+
+/* Does S start with one of the kernel's top-level directories and '/'? */
+static int is_top_dir(const char *s)
+{
+	static const char *const dirs[] = {
+		"arch",	   "block",   "certs",	  "crypto",   "drivers",
+		"fs",	   "include", "init",	  "io_uring", "ipc",
+		"kernel",  "lib",     "mm",	  "net",      "rust",
+		"samples", "scripts", "security", "sound",    "tools",
+		"usr",	   "virt",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		size_t l = strlen(dirs[i]);
+
+		if (!strncmp(s, dirs[i], l) && s[l] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+/* Is S[0..N) a source or object name (".c", ".h", ".S", ".o"...)? */
+static int is_source_name(const char *s, size_t n)
+{
+	static const char *const exts[] = { ".c",  ".h",   ".S",   ".s",   ".o",
+					    ".rs", ".lds", ".dts", ".dtsi" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		size_t l = strlen(exts[i]);
+
+		if (n > l && !memcmp(s + n - l, exts[i], l))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The tree root that an O= build prints before every source path, found
+ * in the first part of the log BUF[0..LEN): the prefix under which the
+ * printed path exists in the tree SRC (may be NULL), or the directory
+ * above the path that holds the kernel's top-level Makefile when it is
+ * on this machine, else the prefix before a kernel top-level directory
+ * that most paths share ("../" for an old-style O= build).  NULL if
+ * paths are relative.
+ */
+static char *ingest_find_root(const char *buf, size_t len, const char *src)
+{
+	struct cand {
+		char *prefix;
+		unsigned long votes;
+		int on_disk;
+	} c[16];
+	size_t nc = 0, best = 0;
+	const char *s = buf, *end = buf + len;
+	char *ret = NULL;
+	int lines = 0;
+
+	while (s < end && lines++ < 200000) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end, *p = s, *colon;
+
+		if (!strncmp(p, "In file included from ", 22))
+			p += 22;
+		while (p < e && *p == ' ')
+			p++;
+		if (!strncmp(p, "from ", 5))
+			p += 5;
+		colon = p < e ? memchr(p, ':', (size_t)(e - p)) : NULL;
+		if (colon && (*p == '/' || !strncmp(p, "../", 3)) &&
+		    !memchr(p, ' ', (size_t)(colon - p)) &&
+		    is_source_name(p, (size_t)(colon - p))) {
+			/* every '/' of the path: a candidate root */
+			for (const char *q = p; q < colon; q++) {
+				size_t l = (size_t)(q + 1 - p), i;
+
+				/* "/" alone is no tree root */
+				if (*q != '/' || l < 2 || !is_top_dir(q + 1))
+					continue;
+				for (i = 0; i < nc; i++)
+					if (strlen(c[i].prefix) == l &&
+					    !strncmp(c[i].prefix, p, l))
+						break;
+				if (i == nc) {
+					if (nc == ARRAY_SIZE(c))
+						continue;
+					c[nc].prefix = xstrndup(p, l);
+					c[nc].votes = 0;
+					c[nc].on_disk =
+						(src &&
+						 in_tree(src, q + 1, colon)) ||
+						(*p == '/' &&
+						 is_kernel_top(p, l));
+					nc++;
+				}
+				c[i].votes++;
+			}
+		}
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+	for (size_t i = 1; i < nc; i++)
+		if (c[i].on_disk > c[best].on_disk ||
+		    (c[i].on_disk == c[best].on_disk &&
+		     (c[i].votes > c[best].votes ||
+		      (c[i].votes == c[best].votes &&
+		       strlen(c[i].prefix) < strlen(c[best].prefix)))))
+			best = i;
+	if (nc)
+		ret = xstrdup(c[best].prefix);
+	for (size_t i = 0; i < nc; i++)
+		free(c[i].prefix);
+	return ret;
+}
+
+/*
+ * Find the tree root in BUF, strip it in P and say so.  A root on this
+ * machine is the source for IC when it has none.
+ */
+static void ingest_root(struct parser *p, struct ingest_ctx *ic,
+			const char *buf, size_t len)
+{
+	char *root = ingest_find_root(buf, len, ic->source);
+
+	if (!root)
+		return;
+	parse_add_strip_prefix(p, root);
+	fprintf(stderr,
+		"kwarn ingest: removed the tree root '%s' from file"
+		" names\n",
+		root);
+	if (!ic->source && root[0] == '/' && is_kernel_top(root, strlen(root)))
+		ic->source = ic->root = root;
+	else
+		free(root);
+}
+
+/* Feed complete lines of BUF, each without its REGEX prefix. */
+struct line_feed {
+	struct parser *p;
+	regex_t *re;
+	struct strbuf part; /* a line split across reads */
+	unsigned long no_prefix; /* lines the pattern did not match */
+};
+
+static void feed_line(struct line_feed *lf, const char *s, size_t n)
+{
+	regmatch_t m;
+
+	if (lf->re) {
+		struct strbuf *b = &lf->part;
+		int rc;
+
+		/* regexec() needs a string: the line, without its '\n' */
+		strbuf_reset(b);
+		strbuf_add(b, s, n);
+		rc = regexec(lf->re, b->buf, 1, &m, 0);
+		if (!rc && m.rm_so == 0) {
+			parse_feed(lf->p, b->buf + m.rm_eo,
+				   b->len - (size_t)m.rm_eo);
+		} else {
+			if (b->len)
+				lf->no_prefix++;
+			parse_feed(lf->p, b->buf, b->len);
+		}
+		parse_feed(lf->p, "\n", 1);
+		return;
+	}
+	parse_feed(lf->p, s, n);
+}
+
+static void feed(struct line_feed *lf, struct strbuf *carry, const char *buf,
+		 size_t len)
+{
+	if (!lf->re) {
+		feed_line(lf, buf, len);
+		return;
+	}
+	while (len) {
+		const char *nl = memchr(buf, '\n', len);
+
+		if (!nl) {
+			strbuf_add(carry, buf, len);
+			return;
+		}
+		if (carry->len) {
+			strbuf_add(carry, buf, (size_t)(nl - buf));
+			feed_line(lf, carry->buf, carry->len);
+			strbuf_reset(carry);
+		} else {
+			feed_line(lf, buf, (size_t)(nl - buf));
+		}
+		len -= (size_t)(nl + 1 - buf);
+		buf = nl + 1;
+	}
+}
+
+int parse_fd_into(struct build_writer *w, int fd, const char *name,
+		  const struct ingest_opts *o)
+{
+	struct ingest_ctx ic = { w, o ? o->source : NULL, NULL, NULL, NULL, 0 };
 	struct parser *p = parse_new(ingest_emit, &ic);
+	struct line_feed lf = { p, NULL, STRBUF_INIT, 0 };
+	struct strbuf head = STRBUF_INIT, carry = STRBUF_INIT;
 	static char buf[1 << 16];
-	int ret = 0;
+	const struct parse_stats *st;
+	regex_t re;
+	int ret = 0, sniffing = o && o->find_root;
 	ssize_t n;
 
-	for (; strip && *strip; strip++)
-		parse_add_strip_prefix(p, *strip);
+	for (size_t i = 0; o && i < o->nr_strip; i++)
+		parse_add_strip_prefix(p, o->strip[i]);
+	if (o && o->line_prefix) {
+		int rc = regcomp(&re, o->line_prefix, REG_EXTENDED);
+
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			parse_free(p);
+			return error("bad --strip-prefix '%s': %s",
+				     o->line_prefix, msg);
+		}
+		lf.re = &re;
+	}
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -50,10 +335,52 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 				    strerror(errno));
 			break;
 		}
-		parse_feed(p, buf, (size_t)n);
+		if (!sniffing) {
+			feed(&lf, &carry, buf, (size_t)n);
+			continue;
+		}
+		/* the first 4 MB tell where the tree root is */
+		strbuf_add(&head, buf, (size_t)n);
+		if (head.len >= (4u << 20)) {
+			sniffing = 0;
+			ingest_root(p, &ic, head.buf, head.len);
+			feed(&lf, &carry, head.buf, head.len);
+			strbuf_release(&head);
+		}
 	}
+	if (sniffing) {
+		ingest_root(p, &ic, head.buf, head.len);
+		feed(&lf, &carry, head.buf, head.len);
+	}
+	if (carry.len)
+		feed_line(&lf, carry.buf, carry.len);
 	parse_finish(p);
-	bw_add_unparsed(w, parse_get_stats(p)->unparsed);
+	st = parse_get_stats(p);
+	bw_add_unparsed(w, st->unparsed);
+	if (st->unparsed) {
+		fprintf(stderr,
+			"kwarn ingest: %lu line%s could not be read (a blank"
+			" in a path, a prefix on each line: see"
+			" --strip-prefix), the first:\n",
+			st->unparsed, st->unparsed == 1 ? "" : "s");
+		for (size_t i = 0; parse_unparsed_line(p, i); i++)
+			fprintf(stderr, "  %s\n", parse_unparsed_line(p, i));
+	}
+	if (lf.re) {
+		if (lf.no_prefix)
+			fprintf(stderr,
+				"kwarn ingest: %lu line%s without the prefix"
+				" '%s'\n",
+				lf.no_prefix, lf.no_prefix == 1 ? "" : "s",
+				o->line_prefix);
+		regfree(&re);
+	}
+	strbuf_release(&head);
+	strbuf_release(&carry);
+	strbuf_release(&lf.part);
+	free(ic.src_name);
+	free(ic.src_text);
+	free(ic.root);
 	parse_free(p);
 	return ret;
 }
@@ -126,6 +453,37 @@ static int ingest_commit(long long *out, sqlite3 *db, long long run_id,
 	return store_commit(out, db, &c);
 }
 
+/*
+ * The directory of the tree NAME when kwarn knows it as one (kind 'dir'),
+ * into *OUT (NULL if not).  Returns 0, or -1 on a database error.
+ */
+static int ingest_tree_dir(char **out, sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT source FROM trees WHERE name = ? AND kind = 'dir'"
+		       " AND source IS NOT NULL ORDER BY id DESC LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *dir = (const char *)sqlite3_column_text(st, 0);
+
+		if (dir && !stat(dir, &sb) && S_ISDIR(sb.st_mode))
+			*out = xstrdup(dir);
+	} else if (rc != SQLITE_DONE) {
+		error("cannot read trees: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* Objects listed in an object map (one path per line) as compiled. */
 static int ingest_object_map(struct build_writer *w, const char *path)
 {
@@ -153,8 +511,10 @@ static int ingest_object_map(struct build_writer *w, const char *path)
 
 static void ingest_usage(void)
 {
-	fprintf(stderr, "usage: kwarn ingest --db FILE --tree NAME --commit REF"
-			" [--object-map FILE] [--strip PREFIX] LOG|-\n");
+	fprintf(stderr,
+		"usage: kwarn ingest --db FILE --tree NAME --commit REF"
+		" [--object-map FILE] [--strip PREFIX] [--strip-prefix REGEX]"
+		" [--source DIR] [--no-find-root] LOG|-\n");
 }
 
 int cmd_ingest(int argc, char **argv)
@@ -165,12 +525,16 @@ int cmd_ingest(int argc, char **argv)
 		{ "commit", required_argument, NULL, 'c' },
 		{ "object-map", required_argument, NULL, 'm' },
 		{ "strip", required_argument, NULL, 's' },
+		{ "strip-prefix", required_argument, NULL, 'p' },
+		{ "source", required_argument, NULL, 'S' },
+		{ "no-find-root", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dbpath = NULL, *tree = NULL, *ref = NULL, *map = NULL;
 	const char *strip[8] = { NULL };
 	size_t nstrip = 0;
+	struct ingest_opts io = { strip, 0, NULL, NULL, 1 };
 	struct tree_info ti = { 0 };
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
@@ -178,6 +542,7 @@ int cmd_ingest(int argc, char **argv)
 	long long tree_id, run_id, commit_id, build_id;
 	int c, fd = -1, ret = 2;
 	const char *log;
+	char *tree_dir = NULL;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -194,8 +559,21 @@ int cmd_ingest(int argc, char **argv)
 			map = optarg;
 			break;
 		case 's':
-			if (nstrip + 1 < ARRAY_SIZE(strip))
-				strip[nstrip++] = optarg;
+			if (nstrip + 1 >= ARRAY_SIZE(strip)) {
+				error("more than %zu --strip prefixes",
+				      ARRAY_SIZE(strip) - 1);
+				return 2;
+			}
+			strip[nstrip++] = optarg;
+			break;
+		case 'p':
+			io.line_prefix = optarg;
+			break;
+		case 'S':
+			io.source = optarg;
+			break;
+		case 'n':
+			io.find_root = 0;
 			break;
 		case 'h':
 			ingest_usage();
@@ -219,6 +597,7 @@ int cmd_ingest(int argc, char **argv)
 			      "missing the log to read ('-' for stdin)");
 		return 2;
 	}
+	io.nr_strip = nstrip;
 	log = argv[optind];
 	if (!strcmp(log, "-")) {
 		fd = 0;
@@ -247,6 +626,11 @@ int cmd_ingest(int argc, char **argv)
 	 * large ingest and keeps it within its 64 MB.
 	 */
 	db_exec(db, "PRAGMA cache_size = -16384", "cannot set cache size");
+	/* a tree kwarn knows as a directory is the source at hand */
+	if (!io.source && ingest_tree_dir(&tree_dir, db, tree))
+		goto out;
+	if (!io.source)
+		io.source = tree_dir;
 	ti.name = tree;
 	ti.kind = "log";
 	/* one transaction for the tree, run and commit rows and the build */
@@ -264,7 +648,7 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	if ((map && ingest_object_map(w, map)) ||
-	    parse_fd_into(w, fd, log, strip)) {
+	    parse_fd_into(w, fd, log, &io)) {
 		bw_abort(w);
 		goto out;
 	}
@@ -276,5 +660,6 @@ out:
 	if (fd > 0)
 		close(fd);
 	db_close(db);
+	free(tree_dir);
 	return ret;
 }

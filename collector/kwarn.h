@@ -31,13 +31,23 @@ int cmd_classify(int argc, char **argv);
 /* kwarn ingest --db FILE --tree NAME --commit REF LOG|- */
 int cmd_ingest(int argc, char **argv);
 
+/* What `kwarn ingest` does to a log besides parsing it. */
+struct ingest_opts {
+	const char *const *strip; /* prefixes to strip from file names */
+	size_t nr_strip;
+	const char *line_prefix; /* an ERE stripped from each line's front */
+	const char *source; /* the tree's directory, for clang's functions */
+	int find_root; /* find the tree root of absolute paths in the log */
+};
+
 /*
- * Parse everything readable from FD (named NAME in errors) into W,
- * stripping the NULL-terminated list of prefixes STRIP (may be NULL) from
- * file names.  Returns 0 or -1 on a read error (reported).
+ * Parse the log on FD (named NAME in messages) into W, as O says (NULL:
+ * nothing but parsing).  Unparsed lines are counted into the build and
+ * the first few shown on stderr, with the tree root found and the lines
+ * without the line prefix.  Returns 0 or -1 on a read error (reported).
  */
 int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const char *const *strip);
+		  const struct ingest_opts *o);
 
 /* parsedump.c */
 

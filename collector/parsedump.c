@@ -48,6 +48,7 @@ static void dump_emit(void *ctx, const struct diag *d)
 	fprintf(fp, "  message: %s\n", d->message ? d->message : "");
 	dump_str(fp, "  ", "source", d->source);
 	dump_str(fp, "  ", "include", d->include_chain);
+	dump_str(fp, "  ", "inlined from", d->inline_chain);
 	dump_str(fp, "  ", "object", d->object);
 	for (size_t i = 0; i < d->nr_notes; i++) {
 		const struct diag_note *n = &d->notes[i];
@@ -133,6 +134,8 @@ int cmd_parse_dump(int argc, char **argv)
 	}
 	parse_finish(p);
 	dump_stats(stdout, parse_get_stats(p));
+	for (size_t i = 0; parse_unparsed_line(p, i); i++)
+		printf("unparsed: %s\n", parse_unparsed_line(p, i));
 	ret = 0;
 out:
 	if (fd > 0)

@@ -704,6 +704,8 @@ static int parse_capture(struct run *r, struct build_writer *w,
 	const char *body = memchr(text, '\n', len);
 
 	parse_add_strip_prefix(p, prefix);
+	/* one compiler's stderr: a note is the diagnostic's it follows */
+	parse_set_single_stream(p);
 	if (body) {
 		body++;
 		parse_feed(p, body, len - (size_t)(body - text));

@@ -68,11 +68,28 @@ struct parser {
 	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
 	size_t first, nr_pending; /* a ring: the oldest, and how many */
 	struct strbuf scratch, scratch2;
+	struct strbuf chainbuf; /* scratch of chain_complete() */
 
 	struct ctx_map funcs; /* file -> function of its last header */
 	struct ctx_map chains; /* file -> include chain last printed */
 	struct ctx_map objects; /* source file -> object from kbuild */
-	char *last_object;
+	int single; /* one compiler's stream: see parse_set_single_stream() */
+
+	char *unparsed[PARSE_KEEP_UNPARSED]; /* the first unparsed lines */
+	size_t nr_unparsed;
+
+	/* "In function 'f'," then "    inlined from 'g' at a.c:1:2:" */
+	struct strbuf inl; /* the inline chain being read */
+	int in_inline; /* the last line ended with ',' */
+	char *inline_fn; /* its function, for the next diagnostic */
+	char *inline_chain; /* complete, for the next diagnostic */
+	char *ld_function; /* the linker's last "in function `f':" */
+
+	/* clang prints the source line bare, then a caret line */
+	struct strbuf stash; /* the line after a diagnostic */
+	char **stash_slot; /* whose source it is if a caret line follows */
+	struct arena *stash_arena;
+	int slot_kdoc; /* the source slot is a kernel-doc warning's */
 
 	struct strbuf chain; /* an include chain being read */
 	int in_chain; /* its last line ended with ',' */
@@ -85,10 +102,14 @@ struct parser {
 	struct parse_stats stats;
 };
 
+static void inline_clear(struct parser *p);
+
 static const char *const kind_names[] = {
-	[DIAG_WARNING] = "warning",   [DIAG_ERROR] = "error",
-	[DIAG_FATAL] = "fatal error", [DIAG_MODPOST] = "modpost",
-	[DIAG_LINKER] = "linker",     [DIAG_BOOT] = "boot",
+	[DIAG_WARNING] = "warning",	  [DIAG_ERROR] = "error",
+	[DIAG_FATAL] = "fatal error",	  [DIAG_MODPOST] = "modpost",
+	[DIAG_LINKER] = "linker",	  [DIAG_BOOT] = "boot",
+	[DIAG_KERNEL_DOC] = "kernel-doc", [DIAG_OBJTOOL] = "objtool",
+	[DIAG_ASSEMBLER] = "assembler",	  [DIAG_MAKE] = "make",
 };
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -274,7 +295,28 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->chain, 0);
 	strbuf_init(&p->scratch, 0);
 	strbuf_init(&p->scratch2, 0);
+	strbuf_init(&p->inl, 0);
+	strbuf_init(&p->chainbuf, 0);
+	strbuf_init(&p->stash, 0);
 	return p;
+}
+
+void parse_set_single_stream(struct parser *p)
+{
+	p->single = 1;
+}
+
+const char *parse_unparsed_line(const struct parser *p, size_t i)
+{
+	return i < p->nr_unparsed ? p->unparsed[i] : NULL;
+}
+
+/* Count S[0..N) as unparsed, and keep it if it is one of the first. */
+static void note_unparsed(struct parser *p, const char *s, size_t n)
+{
+	p->stats.unparsed++;
+	if (p->nr_unparsed < PARSE_KEEP_UNPARSED)
+		p->unparsed[p->nr_unparsed++] = clean_dup(s, n < 200 ? n : 200);
 }
 
 void parse_add_strip_prefix(struct parser *p, const char *prefix)
@@ -585,6 +627,14 @@ static int diag_mentions(const struct diag *d, const char *fnfile,
 	return 0;
 }
 
+/* Is FILE the file of D, of its function header or on its include chain? */
+static int diag_owns(const struct diag *d, const char *fnfile, const char *file)
+{
+	return (d->file && !strcmp(d->file, file)) ||
+	       (fnfile && !strcmp(fnfile, file)) ||
+	       (d->include_chain && chain_names(d->include_chain, file));
+}
+
 /* Parse "123" at S; returns digits consumed (0 if none). */
 static size_t parse_num(const char *s, size_t n, long *out)
 {
@@ -624,6 +674,21 @@ static void chain_line(struct parser *p, const char *s, size_t n)
 	more = s[end - 1] == ',';
 	if (s[end - 1] == ',' || s[end - 1] == ':')
 		end--;
+	/* GCC 7 and older print "x.c:36:0": the column is no part of it */
+	{
+		size_t i = end;
+
+		while (i && s[i - 1] >= '0' && s[i - 1] <= '9')
+			i--;
+		if (i < end && i > 1 && s[i - 1] == ':') {
+			size_t j = i - 1;
+
+			while (j && s[j - 1] >= '0' && s[j - 1] <= '9')
+				j--;
+			if (j < i - 1 && j > 0 && s[j - 1] == ':')
+				end = i - 1;
+		}
+	}
 	if (p->chain.len)
 		strbuf_addstr(&p->chain, ", ");
 	strbuf_addstr(&p->chain, file_scratch(p, &p->scratch, s, end));
@@ -655,6 +720,75 @@ static int chain_fits(const char *chain, const char *file)
 	return fits;
 }
 
+/* Is FILE a translation unit (a .c, .S or .s file)? */
+static int is_tu(const char *file, size_t len)
+{
+	return len > 2 && file[len - 2] == '.' &&
+	       (file[len - 1] == 'c' || file[len - 1] == 'S' ||
+		file[len - 1] == 's');
+}
+
+static const char *chain_after(struct parser *p, const char *file);
+
+/*
+ * GCC prints only the part of an include chain it has not printed yet:
+ * "In file included from outer.h:1:" for inner.h when outer.h's own chain
+ * was printed before.  CHAIN with that earlier chain of its last file
+ * appended, in p->scratch2 (or CHAIN itself when complete).
+ */
+static const char *chain_complete(struct parser *p, const char *chain)
+{
+	struct ctx_entry *e;
+	const char *tu, *rest;
+	size_t len;
+
+	tu = chain_tu(chain, &len);
+	if (is_tu(tu, len))
+		return chain;
+	strbuf_reset(&p->chainbuf);
+	strbuf_add(&p->chainbuf, tu, len);
+	e = ctx_find(&p->chains, p->chainbuf.buf);
+	rest = e && e->value ? e->value : chain_after(p, p->chainbuf.buf);
+	if (!rest)
+		return chain;
+	strbuf_reset(&p->chainbuf);
+	strbuf_addstr(&p->chainbuf, chain);
+	strbuf_addstr(&p->chainbuf, ", ");
+	strbuf_addstr(&p->chainbuf, rest);
+	return p->chainbuf.buf;
+}
+
+/*
+ * The rest of a known include chain after FILE ("b.c:1" for a.h in
+ * "a.h:3, b.c:1"), the newest such chain: a header on the chain already
+ * printed gets no chain of its own.  NULL if no chain names FILE.
+ */
+static const char *chain_after(struct parser *p, const char *file)
+{
+	const struct ctx_entry *best = NULL;
+	size_t l = strlen(file);
+	const char *rest = NULL;
+
+	for (size_t i = 0; i < p->chains.n; i++) {
+		const struct ctx_entry *e = &p->chains.e[i];
+		const char *c = e->value;
+
+		if (!c || (best && e->seq < best->seq))
+			continue;
+		while (c && *c) {
+			const char *next = strstr(c, ", ");
+
+			if (!strncmp(c, file, l) && c[l] == ':' && next) {
+				best = e;
+				rest = next + 2;
+				break;
+			}
+			c = next ? next + 2 : NULL;
+		}
+	}
+	return rest;
+}
+
 /* Take the fresh chain for a diagnostic in FILE, or the one it had. */
 static char *chain_for(struct parser *p, struct arena *a, const char *file,
 		       unsigned long fh)
@@ -662,7 +796,7 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 	char *chain = NULL;
 
 	if (p->fresh_chain && chain_fits(p->fresh_chain, file)) {
-		chain = arena_strdup(a, p->fresh_chain);
+		chain = arena_strdup(a, chain_complete(p, p->fresh_chain));
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 		if (file)
@@ -670,8 +804,15 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 	} else if (file) {
 		struct ctx_entry *e = ctx_find_h(&p->chains, file, fh);
 
-		if (e && e->value)
+		if (e && e->value) {
 			chain = arena_strdup(a, e->value);
+		} else if (!is_tu(file, strlen(file))) {
+			/* a header named inside a chain already printed */
+			const char *rest = chain_after(p, file);
+
+			if (rest)
+				chain = arena_strdup(a, rest);
+		}
 	}
 	return chain;
 }
@@ -703,27 +844,63 @@ static void function_for(struct parser *p, struct arena *a, struct diag *d,
 	}
 }
 
+/*
+ * The newest entry of M whose file ends FILE[0..LEN) after a '/': an O=
+ * build prints "/src/arch/x/y.c" for the object "arch/x/y.o".
+ */
+static struct ctx_entry *ctx_suffix(struct ctx_map *m, const char *file,
+				    size_t len)
+{
+	struct ctx_entry *best = NULL;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct ctx_entry *e = &m->e[i];
+		size_t l = strlen(e->file);
+
+		if (l < len && file[len - l - 1] == '/' &&
+		    !memcmp(file + len - l, e->file, l) &&
+		    (!best || e->seq > best->seq))
+			best = e;
+	}
+	return best;
+}
+
 static void object_for(struct parser *p, struct arena *a, struct diag *d,
 		       unsigned long fh)
 {
 	struct ctx_entry *e = NULL;
 	const char *tu = NULL;
-	size_t len;
+	size_t len = 0;
 
 	if (d->include_chain) {
 		tu = chain_tu(d->include_chain, &len);
 		strbuf_reset(&p->scratch);
 		strbuf_add(&p->scratch, tu, len);
 		tu = p->scratch.buf;
-	} else if (d->file) {
-		e = ctx_find_h(&p->objects, d->file, fh);
-	}
-	if (tu)
 		e = ctx_find(&p->objects, tu);
-	if (e && e->value)
+	} else if (d->file) {
+		tu = d->file;
+		len = strlen(tu);
+		if (len > 2 && tu[len - 2] == '.' &&
+		    (tu[len - 1] == 'S' || tu[len - 1] == 's')) {
+			/* kbuild_line() keys every object by its ".c" */
+			strbuf_reset(&p->scratch);
+			strbuf_add(&p->scratch, tu, len - 1);
+			strbuf_addch(&p->scratch, 'c');
+			e = ctx_find(&p->objects, p->scratch.buf);
+		} else {
+			e = ctx_find_h(&p->objects, d->file, fh);
+		}
+	}
+	if (!e && tu && tu[0] == '/')
+		e = ctx_suffix(&p->objects, tu, len);
+	if (e && e->value) {
 		d->object = arena_strdup(a, e->value);
-	else if (p->last_object)
-		d->object = arena_strdup(a, p->last_object);
+	} else if (tu && is_tu(tu, len)) {
+		/* kbuild's rule: foo.c and foo.S give foo.o */
+		d->object = arena_strdup(a, tu);
+		d->object[len - 1] = 'o';
+	}
 }
 
 /* Split "message [-Wopt]" into message and option. */
@@ -732,6 +909,10 @@ static void split_option(struct arena *a, struct diag *d, const char *msg,
 {
 	const char *open;
 
+	while (n && (*msg == ' ' || *msg == '\t')) {
+		msg++;
+		n--;
+	}
 	if (n > 3 && msg[n - 1] == ']') {
 		/* the last " [" */
 		open = memrchr(msg, '[', n);
@@ -739,16 +920,25 @@ static void split_option(struct arena *a, struct diag *d, const char *msg,
 			open = memrchr(msg, '[', (size_t)(open - msg));
 		if (open == msg)
 			open = NULL;
-		if (open && open[1] == '-' && open[2] == 'W') {
+		if (open && open[1] == '-' &&
+		    (open[2] == 'W' || open[2] == 'f')) {
 			const char *opt = open + 1;
 			size_t olen = (size_t)(msg + n - 1 - opt);
 
 			if (STARTS(opt, olen, "-Werror=")) {
+				/* GCC's -Werror=foo: the warning is -Wfoo */
 				d->werror = 1;
 				d->option = arena_alloc(a, olen - 8 + 3);
 				memcpy(d->option, "-W", 2);
 				memcpy(d->option + 2, opt + 8, olen - 8);
 				d->option[olen - 8 + 2] = '\0';
+			} else if (STARTS(opt, olen, "-Werror,")) {
+				/* clang's "-Werror,-Wfoo" */
+				d->werror = 1;
+				d->option = arena_clean(a, opt + 8, olen - 8);
+			} else if (olen == 7 && STARTS(opt, olen, "-Werror")) {
+				/* a warning without an option, under -Werror */
+				d->werror = 1;
 			} else {
 				d->option = arena_clean(a, opt, olen);
 			}
@@ -756,6 +946,143 @@ static void split_option(struct arena *a, struct diag *d, const char *msg,
 		}
 	}
 	d->message = arena_clean(a, msg, n);
+}
+
+/* The first 'quoted' name in MSG after FROM, into A; NULL if none. */
+static char *quoted_name(struct arena *a, const char *from)
+{
+	const char *q = strchr(from, '\''), *e;
+
+	if (!q)
+		return NULL;
+	e = strchr(q + 1, '\'');
+	if (!e || e == q + 1)
+		return NULL;
+	return arena_clean(a, q + 1, (size_t)(e - q - 1));
+}
+
+/* The last 'quoted' name in MSG, into A; NULL if none. */
+static char *last_quoted_name(struct arena *a, const char *msg)
+{
+	const char *e = strrchr(msg, '\''), *q;
+
+	if (!e || e == msg)
+		return NULL;
+	q = memrchr(msg, '\'', (size_t)(e - msg));
+	if (!q || e == q + 1)
+		return NULL;
+	return arena_clean(a, q + 1, (size_t)(e - q - 1));
+}
+
+/*
+ * scripts/kernel-doc's warnings ("FILE:LINE: warning: ...", no column,
+ * no option), and which name is their function: 1 the last quoted one,
+ * 2 the name after "for " up to "()", 0 none.
+ */
+static const struct {
+	const char *word;
+	size_t len;
+	int which;
+} kdoc_msgs[] = {
+	{ "Function parameter or member ", 29, 1 },
+	{ "Excess function parameter ", 26, 1 },
+	{ "Excess struct member ", 21, 1 },
+	{ "Excess enum value ", 18, 1 },
+	{ "Enum value ", 11, 1 },
+	{ "No description found for return value of ", 42, 1 },
+	{ "expecting prototype for ", 24, 2 },
+	{ "This comment starts with '/**', but isn't a kernel-doc", 54, 0 },
+	{ "bad line: ", 10, 0 },
+	{ "cannot understand function prototype: ", 38, 0 },
+	{ "Cannot understand ", 18, 0 },
+	{ "missing initial short description", 33, 0 },
+	{ "Incorrect use of kernel-doc format: ", 36, 0 },
+	{ "duplicate section name ", 23, 0 },
+	{ "wrong kernel-doc identifier on line:", 36, 0 },
+	{ "Scalar ", 7, 0 },
+	{ "no structured comments found", 28, 0 },
+};
+
+/*
+ * Warnings whose subject is named in the message, at file scope where
+ * GCC prints no "In function" header: the symbol is the function.
+ */
+static const struct {
+	const char *word;
+	size_t len;
+	int first; /* 1: the name comes first ("'v' defined but not used"),
+		      2: last ("stack frame size (9) exceeds limit (8) in 'f'"),
+		      0: after the words */
+	const char *opt; /* only with this option, or NULL */
+} scope_msgs[] = {
+	{ "no previous prototype for ", 26, 0, NULL },
+	{ "no previous declaration for ", 28, 0, NULL },
+	{ "unused function ", 16, 0, NULL }, /* clang */
+	/* clang's, for a file-scope constant only */
+	{ "unused variable ", 16, 0, "-Wunused-const-variable" },
+	{ "' defined but not used", 22, 1, NULL },
+	{ "' declared 'static' but never defined", 37, 1, NULL },
+	{ "' used but never defined", 24, 1, NULL },
+	{ "stack frame size ", 17, 2, NULL }, /* clang's -Wframe-larger-than */
+};
+
+/* Kernel-doc's kind, and the symbol a file-scope warning names. */
+static void subject_of(struct arena *a, struct diag *d)
+{
+	const char *m = d->message;
+	size_t n;
+
+	/* every message of both tables starts with one of these */
+	if (!m[0] || !strchr("nusFETNeCbcmIdwS'", m[0]))
+		return;
+	n = strlen(m);
+	if (d->line && !d->col && !d->option) {
+		for (size_t i = 0; i < ARRAY_SIZE(kdoc_msgs); i++) {
+			const char *f, *e;
+
+			if (!starts(m, n, kdoc_msgs[i].word, kdoc_msgs[i].len))
+				continue;
+			d->kind = DIAG_KERNEL_DOC;
+			d->function = NULL;
+			if (kdoc_msgs[i].which == 1) {
+				d->function = last_quoted_name(a, m);
+			} else if (kdoc_msgs[i].which == 2) {
+				f = m + kdoc_msgs[i].len;
+				e = strpbrk(f, "(. ");
+				if (e && e > f)
+					d->function = arena_clean(
+						a, f, (size_t)(e - f));
+			}
+			return;
+		}
+	}
+	if (!d->option)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(scope_msgs); i++) {
+		const char *w;
+		char *name;
+
+		/* the name first: "'v' defined..."; else the words first */
+		if ((scope_msgs[i].first == 1) != (m[0] == '\''))
+			continue;
+		w = m;
+		if (scope_msgs[i].first == 1)
+			w = strstr(m, scope_msgs[i].word);
+		else if (!starts(m, n, scope_msgs[i].word, scope_msgs[i].len))
+			w = NULL;
+		if (w && scope_msgs[i].opt &&
+		    strcmp(d->option, scope_msgs[i].opt))
+			w = NULL;
+		if (!w)
+			continue;
+		if (scope_msgs[i].first == 2)
+			name = d->function ? NULL : last_quoted_name(a, m);
+		else
+			name = quoted_name(a, scope_msgs[i].first ? m : w);
+		if (name)
+			d->function = name;
+		return;
+	}
 }
 
 static struct diag *new_pending(struct parser *p)
@@ -774,15 +1101,31 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 	struct arena *a;
 	size_t i;
 
-	/* A chain printed for a note is the note's; drop it. */
+	/* An inline chain or include chain printed for a note is its own */
+	if (p->inline_fn && !p->in_inline)
+		inline_clear(p);
 	if (p->fresh_chain && chain_fits(p->fresh_chain, f)) {
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 	}
-	for (i = p->nr_pending; f && i-- > 0;) {
-		size_t k = pending_at(p, i);
+	/*
+	 * In one compiler's output a note is the diagnostic's it follows.
+	 * Under make -j another compiler's lines may come between: an
+	 * older diagnostic takes the note only when the newest does not
+	 * name the note's file and the older one is in that file (or its
+	 * include chain is), not merely when one of its notes was.
+	 */
+	if (p->nr_pending) {
+		size_t k = pending_at(p, p->nr_pending - 1);
 
-		if (diag_mentions(&p->pending[k], p->pending_fnfile[k], f)) {
+		if (p->single || !f ||
+		    diag_mentions(&p->pending[k], p->pending_fnfile[k], f))
+			d = &p->pending[k];
+	}
+	for (i = p->nr_pending; !d && i-- > 1;) {
+		size_t k = pending_at(p, i - 1);
+
+		if (diag_owns(&p->pending[k], p->pending_fnfile[k], f)) {
 			d = &p->pending[k];
 			break;
 		}
@@ -834,14 +1177,74 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	fh = d->file ? str_hash(d->file) : 0;
 	d->include_chain = chain_for(p, a, d->file, fh);
 	function_for(p, a, d, fh, fnfile);
-	if (kind == DIAG_WARNING || kind == DIAG_ERROR || kind == DIAG_FATAL)
+	if (p->inline_fn && !p->in_inline) {
+		/* "In function 'chk'," and its "inlined from" lines */
+		d->function = arena_strdup(a, p->inline_fn);
+		if (p->inline_chain)
+			d->inline_chain = arena_strdup(a, p->inline_chain);
+		if (d->file) {
+			ctx_set_h(&p->funcs, d->file, fh, p->inline_fn,
+				  ++p->seq);
+			*fnfile = arena_strdup(a, d->file);
+		}
+		inline_clear(p);
+	}
+	if (d->kind == DIAG_WARNING)
+		subject_of(a, d);
+	if (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR ||
+	    d->kind == DIAG_FATAL || d->kind == DIAG_KERNEL_DOC ||
+	    d->kind == DIAG_ASSEMBLER)
 		object_for(p, a, d, fh);
 	p->source_slot = &d->source;
 	p->slot_arena = a;
 	p->slot_line = line;
+	p->slot_kdoc = d->kind == DIAG_KERNEL_DOC;
 }
 
-/* "FILE: In function 'f':" and friends.  REST is after "FILE: ". */
+/* Strip quotes from NAME: ASCII '', UTF-8 ‘’ or GCC 3's `'. */
+static void unquote(const char **name, size_t *nlen)
+{
+	const char *s = *name;
+	size_t n = *nlen;
+
+	if (n >= 2 && (s[0] == '\'' || s[0] == '`') && s[n - 1] == '\'') {
+		s++;
+		n -= 2;
+	} else if (n >= 6 && STARTS(s, n, "\xe2\x80\x98") &&
+		   !memcmp(s + n - 3, "\xe2\x80\x99", 3)) {
+		s += 3;
+		n -= 6;
+	}
+	*name = s;
+	*nlen = n;
+}
+
+/* An inline chain starts: FN is the function of the next diagnostic. */
+static void inline_start(struct parser *p, const char *fn)
+{
+	free(p->inline_fn);
+	p->inline_fn = xstrdup(fn);
+	free(p->inline_chain);
+	p->inline_chain = NULL;
+	strbuf_reset(&p->inl);
+	p->in_inline = 1;
+}
+
+/* Forget an inline chain not taken by a diagnostic. */
+static void inline_clear(struct parser *p)
+{
+	free(p->inline_fn);
+	free(p->inline_chain);
+	p->inline_fn = NULL;
+	p->inline_chain = NULL;
+	strbuf_reset(&p->inl);
+	p->in_inline = 0;
+}
+
+/*
+ * "FILE: In function 'f':" and friends.  REST is after "FILE: "; FILE is
+ * NULL for "In function 'f'," printed before an "inlined from" chain.
+ */
 static int function_header(struct parser *p, const char *file, size_t flen,
 			   const char *rest, size_t n)
 {
@@ -858,13 +1261,16 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	};
 	const char *name = NULL;
 	size_t nlen = 0;
+	int inlined;
 
 	if (!n || (rest[0] != 'I' && rest[0] != 'A'))
 		return 0;
 	if (STARTS(rest, n, "At top level:") ||
 	    STARTS(rest, n, "At global scope:")) {
-		ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
-			NULL, ++p->seq);
+		if (file)
+			ctx_set(&p->funcs,
+				file_scratch(p, &p->scratch, file, flen), NULL,
+				++p->seq);
 		return 1;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
@@ -878,20 +1284,57 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	}
 	if (!name)
 		return 0;
-	/* strip the trailing ':' or ',' and the quotes, ASCII or UTF-8 */
+	/* "In function 'chk'," is followed by "inlined from" lines */
+	inlined = nlen && name[nlen - 1] == ',';
+	/* strip the trailing ':' or ',' and the quotes */
 	if (nlen && (name[nlen - 1] == ':' || name[nlen - 1] == ','))
 		nlen--;
-	if (nlen >= 2 && name[0] == '\'' && name[nlen - 1] == '\'') {
-		name++;
-		nlen -= 2;
-	} else if (nlen >= 6 && STARTS(name, nlen, "\xe2\x80\x98") &&
-		   !memcmp(name + nlen - 3, "\xe2\x80\x99", 3)) {
-		name += 3;
-		nlen -= 6;
-	}
+	unquote(&name, &nlen);
 	strbuf_grow(&p->scratch2, nlen + 1);
-	ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
-		clean_into(p->scratch2.buf, name, nlen), ++p->seq);
+	clean_into(p->scratch2.buf, name, nlen);
+	if (inlined)
+		inline_start(p, p->scratch2.buf);
+	if (file)
+		ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
+			p->scratch2.buf, ++p->seq);
+	return 1;
+}
+
+/* "    inlined from 'caller' at a.c:18:2," (S without the blanks). */
+static int inline_line(struct parser *p, const char *s, size_t n)
+{
+	const char *at, *end;
+	size_t nlen;
+	int more;
+
+	if (!STARTS(s, n, "inlined from "))
+		return 0;
+	s += 13;
+	n -= 13;
+	more = n && s[n - 1] == ',';
+	if (n && (s[n - 1] == ',' || s[n - 1] == ':'))
+		n--;
+	end = s + n;
+	at = memmem(s, n, " at ", 4);
+	nlen = at ? (size_t)(at - s) : n;
+	unquote(&s, &nlen);
+	if (p->inl.len)
+		strbuf_addstr(&p->inl, ", ");
+	strbuf_grow(&p->inl, nlen + 1);
+	clean_into(p->inl.buf + p->inl.len, s, nlen);
+	p->inl.len += strlen(p->inl.buf + p->inl.len);
+	if (at) {
+		const char *loc = at + 4;
+
+		strbuf_addstr(&p->inl, " at ");
+		strbuf_addstr(&p->inl, file_scratch(p, &p->scratch, loc,
+						    (size_t)(end - loc)));
+	}
+	p->in_inline = more;
+	if (!more) {
+		free(p->inline_chain);
+		p->inline_chain = strbuf_detach(&p->inl, NULL);
+	}
 	return 1;
 }
 
@@ -907,46 +1350,115 @@ static const struct {
 	{ "fatal error: ", 13, DIAG_FATAL, 0 },
 	{ "internal compiler error: ", 25, DIAG_FATAL, 0 },
 	{ "sorry, unimplemented: ", 22, DIAG_ERROR, 0 },
+	/* GNU as: "FILE:LINE: Warning: ..." */
+	{ "Warning: ", 9, DIAG_ASSEMBLER, 0 },
+	{ "Error: ", 7, DIAG_ERROR, 0 },
 };
 
+enum { TOOL_NONE, TOOL_OTHER, TOOL_LINKER };
+
+/*
+ * Is S[0..N) the name of a tool ("ld", "/usr/bin/ld", "ld.lld-16",
+ * "aarch64-linux-gnu-gcc", "x86_64-linux-gnu-gcc-12", "lto-wrapper"),
+ * with any directory, target triplet and version?  TOOL_LINKER for a
+ * linker, TOOL_OTHER for another tool, TOOL_NONE for a file.
+ */
 static int is_tool(const char *s, size_t n)
 {
-	static const char *const tools[] = {
-		"cc1",
-		"cc1plus",
-		"gcc",
-		"cc",
-		"ld",
-		"ld.bfd",
-		"ld.gold",
-		"x86_64-linux-gnu-gcc",
-		"x86_64-linux-gnu-ld",
-		"as",
-		"collect2",
-		"lto1",
+	static const struct {
+		const char *name;
+		int linker;
+	} tools[] = {
+		{ "cc1", 0 },	   { "cc1plus", 0 },  { "gcc", 0 },
+		{ "g++", 0 },	   { "cc", 0 },	      { "c++", 0 },
+		{ "clang", 0 },	   { "clang++", 0 },  { "as", 0 },
+		{ "collect2", 0 }, { "lto1", 0 },     { "lto-wrapper", 0 },
+		{ "objcopy", 0 },  { "objdump", 0 },  { "ar", 0 },
+		{ "nm", 0 },	   { "strip", 0 },    { "llvm-objcopy", 0 },
+		{ "llvm-ar", 0 },  { "llvm-nm", 0 },  { "ld", 1 },
+		{ "ld.bfd", 1 },   { "ld.gold", 1 },  { "ld.lld", 1 },
+		{ "lld", 1 },	   { "ld64.lld", 1 },
 	};
-	const char *base = memrchr(s, '/', n);
+	const char *base = memrchr(s, '/', n), *dash;
+	size_t i, len;
 
 	if (base) {
 		n -= (size_t)(base + 1 - s);
 		s = base + 1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
-		if (strlen(tools[i]) == n && !memcmp(s, tools[i], n))
-			return 1;
-	return 0;
+	/* a version: "-12", "-16", "-12.2" */
+	for (i = n;
+	     i && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.');)
+		i--;
+	if (i && i < n && s[i - 1] == '-')
+		n = i - 1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 0; i < ARRAY_SIZE(tools); i++) {
+			len = strlen(tools[i].name);
+			if (len == n && !memcmp(s, tools[i].name, n))
+				return tools[i].linker ? TOOL_LINKER :
+							 TOOL_OTHER;
+		}
+		/* a target triplet: what follows its last '-' */
+		dash = memrchr(s, '-', n);
+		if (pass || !dash || dash == s ||
+		    !memchr(s, '-', (size_t)(dash - s)))
+			break;
+		n -= (size_t)(dash + 1 - s);
+		s = dash + 1;
+	}
+	return TOOL_NONE;
 }
 
-static int is_linker(const char *s, size_t n)
+/* "make: warning: ...", "make[4]: warning: ..." (S is the name). */
+static int is_make(const char *s, size_t n)
 {
-	return (n >= 2 && !memcmp(s + n - 2, "ld", 2)) ||
-	       (n >= 6 && !memcmp(s + n - 6, "ld.bfd", 6));
+	size_t i;
+
+	if (n == 4 && !memcmp(s, "make", 4))
+		return 1;
+	if (n < 7 || memcmp(s, "make[", 5) || s[n - 1] != ']')
+		return 0;
+	for (i = 5; i < n - 1; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * "FOO.o: warning: objtool: func()+0x12: msg": the object's, with the
+ * function it names.  REST is after "FOO.o: warning: objtool: ".
+ */
+static void objtool_line(struct parser *p, const char *obj, size_t olen,
+			 const char *rest, size_t n)
+{
+	const char *colon = memmem(rest, n, ": ", 2), *plus;
+	struct diag *d;
+	struct arena *a;
+	size_t fl = 0;
+
+	/* "func+0x1: " or "func()+0x1: ": the offset moves with any change */
+	if (colon) {
+		plus = memchr(rest, '+', (size_t)(colon - rest));
+		if (plus && plus[1] == '0' && plus[2] == 'x' &&
+		    !memchr(rest, ' ', (size_t)(colon - rest)))
+			fl = (size_t)(plus - rest);
+	}
+	add_diag(p, DIAG_OBJTOOL, obj, olen, 0, 0, fl ? colon + 2 : rest,
+		 fl ? n - (size_t)(colon + 2 - rest) : n);
+	d = &p->pending[pending_at(p, p->nr_pending - 1)];
+	a = &p->arenas[d - p->pending];
+	if (fl >= 2 && rest[fl - 2] == '(' && rest[fl - 1] == ')')
+		fl -= 2;
+	if (fl)
+		d->function = arena_clean(a, rest, fl);
+	d->object = arena_strdup(a, d->file);
 }
 
 /*
  * "FILE:LINE:COL: kind: msg", "FILE:LINE: kind: msg", "FILE: kind: msg",
- * "tool: kind: msg", "ld: FILE: warning: msg", and function headers.
- * Returns 1 if the line was one of these.
+ * "tool: kind: msg", "ld: FILE: warning: msg", objtool's and make's
+ * warnings, and function headers.  Returns 1 if the line was one of these.
  */
 static int diag_line(struct parser *p, const char *s, size_t n)
 {
@@ -991,17 +1503,62 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 	}
 	if (!flen)
 		return 0;
+	if (!line && flen > 3 && file[flen - 1] == ')' &&
+	    STARTS(rest, rlen, "warning: ")) {
+		/* the linker's "x.c:(.text+0x10): warning: ..." */
+		const char *sec = memmem(file, flen, ":(", 2);
+
+		if (sec) {
+			struct diag *d;
+
+			add_diag(p, DIAG_LINKER, file, (size_t)(sec - file), 0,
+				 0, rest + 9, rlen - 9);
+			d = &p->pending[pending_at(p, p->nr_pending - 1)];
+			if (p->ld_function)
+				d->function =
+					arena_strdup(&p->arenas[d - p->pending],
+						     p->ld_function);
+			return 1;
+		}
+	}
 	if (!line && function_header(p, file, flen, rest, rlen))
 		return 1;
+	if (!line && STARTS(rest, rlen, "Assembler messages:"))
+		return 0; /* GNU as names the file again on each line */
+	if (!line && is_make(file, flen)) {
+		if (!STARTS(rest, rlen, "warning: "))
+			return 0;
+		add_diag(p, DIAG_MAKE, NULL, 0, 0, 0, rest + 9, rlen - 9);
+		return 1;
+	}
+	if (!line && STARTS(rest, rlen, "warning: objtool: ")) {
+		objtool_line(p, file, flen, rest + 18, rlen - 18);
+		return 1;
+	}
 
-	tool = !line && is_tool(file, flen);
+	tool = line ? TOOL_NONE : is_tool(file, flen);
 	if (tool && !(rlen > 0 && (STARTS(rest, rlen, "warning: ") ||
 				   STARTS(rest, rlen, "error: ") ||
 				   STARTS(rest, rlen, "note: ") ||
 				   STARTS(rest, rlen, "fatal error: ")))) {
 		/* "ld: foo.o: warning: ..." */
-		if (is_linker(file, flen)) {
+		if (tool == TOOL_LINKER) {
 			const char *w = memmem(rest, rlen, ": warning: ", 11);
+			const char *f =
+				memmem(rest, rlen, ": in function ", 14);
+
+			if (f && !w) {
+				/* "ld: x.o: in function `main':", GCC 3 quotes */
+				const char *name = f + 14;
+				size_t nl = rlen - (size_t)(name - rest);
+
+				if (nl && name[nl - 1] == ':')
+					nl--;
+				unquote(&name, &nl);
+				free(p->ld_function);
+				p->ld_function = clean_dup(name, nl);
+				return 1;
+			}
 
 			if (w) {
 				add_diag(p, DIAG_LINKER, rest,
@@ -1017,7 +1574,11 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 
 		if (!starts(rest, rlen, kinds[k].word, kinds[k].len))
 			continue;
-		if (tool && kind == DIAG_WARNING && is_linker(file, flen))
+		/* GNU as: a line, never a column, and never a tool */
+		if ((kind == DIAG_ASSEMBLER || kinds[k].word[0] == 'E') &&
+		    (!line || col))
+			continue;
+		if (tool == TOOL_LINKER && kind == DIAG_WARNING)
 			kind = DIAG_LINKER;
 		if (kinds[k].is_note)
 			add_note(p, tool ? NULL : file, flen, line, col,
@@ -1029,7 +1590,7 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 	}
 	if (line) {
 		/* a location with a kind we do not know ("remark:") */
-		p->stats.unparsed++;
+		note_unparsed(p, s, n);
 		return 1;
 	}
 	return 0;
@@ -1050,8 +1611,6 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 			if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' ||
 			      s[i] == '[' || s[i] == ']'))
 				return 0;
-		free(p->last_object);
-		p->last_object = NULL;
 		return 1;
 	}
 	path = s + 4;
@@ -1071,15 +1630,20 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 	if (plen < 3 || memchr(path, ' ', plen) ||
 	    memcmp(path + plen - 2, ".o", 2))
 		return 0;
+	/*
+	 * The object as kbuild names it ("amdgpu/../display/x.o"), under
+	 * the source's name as a diagnostic carries it ("display/x.c").
+	 */
 	obj = file_dup(p, path, plen);
-	src = xstrdup(obj);
+	src = collapse_dotdot(xstrdup(obj));
 	/* a stripped prefix or cleaned bytes make it shorter than PATH */
 	plen = strlen(src);
-	if (plen && src[plen - 1] == 'o')
+	if (plen && src[plen - 1] == 'o') {
+		/* "x.c", which stands for "x.S" too (see object_for()) */
 		src[plen - 1] = 'c';
-	ctx_set(&p->objects, src, obj, ++p->seq);
-	free(p->last_object);
-	p->last_object = obj;
+		ctx_set(&p->objects, src, obj, ++p->seq);
+	}
+	free(obj);
 	free(src);
 	return 1;
 }
@@ -1155,6 +1719,84 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	return 1;
 }
 
+/* clang's caret line under a source line: blanks, '^' and '~' only. */
+static int is_caret_line(const char *s, size_t n)
+{
+	int caret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '^')
+			caret = 1;
+		else if (s[i] != ' ' && s[i] != '\t' && s[i] != '~')
+			return 0;
+	}
+	return caret;
+}
+
+/*
+ * Does S look like a diagnostic that no rule read: a "kind: " after
+ * something that is not a location we know (a blank in the path, a
+ * prefix a CI system put on every line)?
+ */
+static int looks_like_diag(const char *s, size_t n)
+{
+	const char *c = s, *end = s + n;
+
+	while ((c = memchr(c, ':', (size_t)(end - c))) != NULL) {
+		size_t left = (size_t)(end - c);
+
+		c++;
+		if (STARTS(c - 1, left, ": warning: ") ||
+		    STARTS(c - 1, left, ": error: ") ||
+		    STARTS(c - 1, left, ": note: ") ||
+		    STARTS(c - 1, left, ": fatal error: "))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A line no rule read: chatter, the bare source line clang prints after
+ * a diagnostic (kept until the caret line under it tells), or a
+ * diagnostic in a shape we do not know (counted and kept).
+ */
+static void other_line(struct parser *p, const char *s, size_t n)
+{
+	if (looks_like_diag(s, n)) {
+		note_unparsed(p, s, n);
+	} else {
+		if (p->source_slot && !*p->source_slot) {
+			strbuf_reset(&p->stash);
+			strbuf_add(&p->stash, s, n);
+			p->stash_slot = p->source_slot;
+			p->stash_arena = p->slot_arena;
+		}
+		p->stats.other++;
+	}
+	p->source_slot = NULL;
+}
+
+/* "{standard input}:27041: Warning: msg" from GNU as fed by a pipe. */
+static int stdin_as_line(struct parser *p, const char *s, size_t n)
+{
+	const char *r = s + 17;
+	size_t rn = n - 17, d;
+	long line = 0;
+
+	d = parse_num(r, rn, &line);
+	if (!d || d + 2 > rn || r[d] != ':' || r[d + 1] != ' ')
+		return 0;
+	r += d + 2;
+	rn -= d + 2;
+	if (STARTS(r, rn, "Warning: "))
+		add_diag(p, DIAG_ASSEMBLER, NULL, 0, line, 0, r + 9, rn - 9);
+	else if (STARTS(r, rn, "Error: "))
+		add_diag(p, DIAG_ERROR, NULL, 0, line, 0, r + 7, rn - 7);
+	else
+		return 0;
+	return 1;
+}
+
 /* One line; MAYBE_ESC is 0 when it is known to hold no ESC byte. */
 static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 {
@@ -1189,25 +1831,46 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		s = p->clean.buf;
 		n = p->clean.len;
 	}
+	/* clang's bare source line, known by the caret line under it */
+	if (p->stash_slot) {
+		char **slot = p->stash_slot;
+
+		p->stash_slot = NULL;
+		if (is_caret_line(s, n)) {
+			if (!*slot)
+				*slot = arena_clean(p->stash_arena,
+						    p->stash.buf, p->stash.len);
+			p->stats.other++;
+			return;
+		}
+	}
 	if (!n) {
 		p->stats.other++;
 		return;
 	}
-	if (s[0] == ' ') {
+	if (s[0] == ' ' || s[0] == '\t') {
+		size_t i = 0;
+
 		if (source_line(p, s, n))
 			return;
-		if (p->in_chain) {
-			size_t i = 0;
-
-			while (i < n && s[i] == ' ')
-				i++;
-			if (STARTS(s + i, n - i, "from ")) {
-				chain_line(p, s + i + 5, n - i - 5);
-				return;
-			}
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (p->in_chain && STARTS(s + i, n - i, "from ")) {
+			chain_line(p, s + i + 5, n - i - 5);
+			return;
+		}
+		if (p->in_inline && inline_line(p, s + i, n - i))
+			return;
+		if (p->slot_kdoc && p->source_slot && !*p->source_slot &&
+		    STARTS(s, n, " *")) {
+			/* the comment line kernel-doc prints after some */
+			*p->source_slot =
+				arena_clean(p->slot_arena, s + 1, n - 1);
+			p->stats.other++;
+			return;
 		}
 		if (!kbuild_line(p, s, n))
-			p->stats.other++;
+			other_line(p, s, n);
 		p->source_slot = NULL;
 		return;
 	}
@@ -1219,6 +1882,10 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 			chain_line(p, s + 22, n - 22);
 			return;
 		}
+		/* "In function 'chk'," before "inlined from" lines */
+		if (STARTS(s, n, "In ") && s[n - 1] == ',' &&
+		    function_header(p, NULL, 0, s, n))
+			return;
 		break;
 	case 'W':
 		if (STARTS(s, n, "WARNING: modpost: ")) {
@@ -1229,9 +1896,19 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		break;
 	case 'E':
 		if (STARTS(s, n, "ERROR: modpost: ")) {
-			add_diag(p, DIAG_ERROR, NULL, 0, 0, 0, s + 7, n - 7);
+			add_diag(p, DIAG_ERROR, NULL, 0, 0, 0, s + 16, n - 16);
 			return;
 		}
+		break;
+	case 'F':
+		if (STARTS(s, n, "FATAL: modpost: ")) {
+			add_diag(p, DIAG_FATAL, NULL, 0, 0, 0, s + 16, n - 16);
+			return;
+		}
+		break;
+	case '{':
+		if (STARTS(s, n, "{standard input}:") && stdin_as_line(p, s, n))
+			return;
 		break;
 	case 'c':
 		if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
@@ -1246,8 +1923,7 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 	}
 	if (diag_line(p, s, n))
 		return;
-	p->source_slot = NULL;
-	p->stats.other++;
+	other_line(p, s, n);
 }
 
 void parse_feed(struct parser *p, const char *buf, size_t len)
@@ -1308,12 +1984,83 @@ void parse_free(struct parser *p)
 	for (size_t i = 0; i < p->nr_prefixes; i++)
 		free(p->prefixes[i]);
 	free(p->prefixes);
-	free(p->last_object);
 	free(p->fresh_chain);
+	free(p->ld_function);
+	inline_clear(p);
+	for (size_t i = 0; i < p->nr_unparsed; i++)
+		free(p->unparsed[i]);
+	strbuf_release(&p->inl);
+	strbuf_release(&p->stash);
+	strbuf_release(&p->chainbuf);
 	strbuf_release(&p->line);
 	strbuf_release(&p->clean);
 	strbuf_release(&p->chain);
 	strbuf_release(&p->scratch);
 	strbuf_release(&p->scratch2);
 	free(p);
+}
+
+/* The Nth line (1-based) of TEXT: its start, and its length in *LEN. */
+static const char *text_line(const char *text, size_t len, long n,
+			     size_t *out_len)
+{
+	const char *s = text, *end = text + len, *nl;
+
+	for (long i = 1; i < n && s < end; i++) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			return NULL;
+		s = nl + 1;
+	}
+	if (s >= end)
+		return NULL;
+	nl = memchr(s, '\n', (size_t)(end - s));
+	*out_len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+	return s;
+}
+
+static int is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+char *diag_function_from_source(const char *text, size_t len, long line)
+{
+	const char *s;
+	size_t n;
+	long open = 0;
+
+	/* up to the "{" or "}" in column 0 nearest above LINE */
+	for (long i = line; i > 0 && !open; i--) {
+		s = text_line(text, len, i, &n);
+		if (!s)
+			return NULL;
+		if (n && s[0] == '}' && i < line)
+			return NULL; /* between two functions */
+		if (n && s[0] == '{')
+			open = i;
+	}
+	/* the declarator above it: "name(" on a line starting in column 0 */
+	for (long i = open - 1; i > 0 && i > open - 8; i--) {
+		const char *paren, *e, *b;
+
+		s = text_line(text, len, i, &n);
+		if (!s || !n || s[0] == ' ' || s[0] == '\t' || s[0] == '#' ||
+		    s[0] == '}' || s[0] == '/' || s[0] == '*')
+			continue;
+		paren = memchr(s, '(', n);
+		if (!paren)
+			continue;
+		e = paren;
+		while (e > s && e[-1] == ' ')
+			e--;
+		b = e;
+		while (b > s && is_ident(b[-1]))
+			b--;
+		if (b == e)
+			return NULL;
+		return clean_dup(b, (size_t)(e - b));
+	}
+	return NULL;
 }

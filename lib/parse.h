@@ -3,17 +3,21 @@
 #define KWARN_PARSE_H
 
 /*
- * parse.c: a pure, streaming parser of GCC 12 output as it appears in
- * kernel builds.  Bytes in (any chunking), diagnostics out through a
- * callback.  No I/O, no SQL, no globals.
+ * parse.c: a pure, streaming parser of GCC (7 to 12) and clang (14, 16)
+ * output as it appears in kernel builds.  Bytes in (any chunking),
+ * diagnostics out through a callback.  No I/O, no SQL, no globals.
  *
- * It understands "In file included from" chains, "In function" headers
- * (ASCII and UTF-8 quotes), warning/error/fatal error lines with their
- * [-Wflag], [-Wflag=] or [-Werror=flag] option, every note that follows,
- * source and caret blocks, ANSI colours, CRLF, kbuild's "CC foo.o" lines,
- * cc1 lines, modpost and linker warnings.  Notes are paired with their
- * diagnostic by file and order, so lines of two compilers interleaved by
- * `make -j` still pair up.  Lines it cannot read are counted.
+ * It understands "In file included from" chains (GCC 7's "x.c:36:0,"
+ * too), "In function" headers (ASCII, UTF-8 and GCC 3 quotes) and their
+ * "inlined from" chains, warning/error/fatal error lines with their
+ * [-Wflag], [-Wflag=], [-Werror=flag], [-Werror], clang's [-Werror,-Wflag]
+ * or [-fpermissive] option, every note that follows, source and caret
+ * blocks (GCC's gutter and clang's bare lines), ANSI colours, CRLF,
+ * kbuild's "CC foo.o" lines, kernel-doc, objtool, modpost, assembler,
+ * linker and other tool lines, make's own warnings.  In one compiler's
+ * stream a note belongs to the diagnostic it follows; lines of two
+ * compilers interleaved by `make -j` are paired by file and order.
+ * Lines it cannot read are counted, and the first few kept.
  */
 
 #include <stddef.h>
@@ -25,6 +29,10 @@ enum diag_kind {
 	DIAG_MODPOST, /* "WARNING: modpost: ..." */
 	DIAG_LINKER, /* "ld: warning: ..." */
 	DIAG_BOOT, /* a kernel WARNING seen at boot (not from the parser) */
+	DIAG_KERNEL_DOC, /* scripts/kernel-doc's "FILE:LINE: warning:" */
+	DIAG_OBJTOOL, /* "foo.o: warning: objtool: ..." */
+	DIAG_ASSEMBLER, /* "foo.S:12: Warning: ..." (GNU as) */
+	DIAG_MAKE, /* "make[4]: warning: ..." */
 };
 
 struct diag_note {
@@ -43,14 +51,21 @@ struct diag {
 	enum diag_kind kind;
 	char *file; /* NULL for cc1/modpost/linker without file */
 	long line, col; /* 0 when unknown */
-	char *function; /* enclosing function, or NULL */
+	char *function; /* enclosing function, or NULL; for file-scope
+			   warnings and kernel-doc the symbol they name */
 	char *option; /* "-Wimplicit-fallthrough=", or NULL */
-	int werror; /* promoted by -Werror */
+	int werror; /* promoted to an error by -Werror: kind and option
+		       stay the warning's, so its identity does not change */
 	char *message; /* without the [option] suffix */
 	char *source; /* the source line, or NULL */
 	char *include_chain; /* "a.c:1" or "b.h:7, a.c:1" (innermost
 				   first, as GCC prints it), or NULL */
-	char *object; /* object from kbuild "CC" lines, or NULL */
+	char *inline_chain; /* "caller at a.c:18:2, top at a.c:30:3"
+			       (GCC's "inlined from" lines, innermost
+			       first), or NULL; not part of the identity */
+	char *object; /* from a kbuild "CC" line naming this source (or
+			 its translation unit), else the kbuild rule
+			 (foo.c gives foo.o), else NULL: never a guess */
 	struct diag_note *notes;
 	size_t nr_notes, alloc_notes;
 };
@@ -67,6 +82,9 @@ struct parse_stats {
 	unsigned long werror_lines; /* "warnings being treated as errors" */
 };
 
+/* How many unparsed lines a parser keeps for its caller to show. */
+#define PARSE_KEEP_UNPARSED 5
+
 /* Called once per diagnostic, in input order; D is valid only inside. */
 typedef void (*parse_emit_fn)(void *ctx, const struct diag *d);
 
@@ -82,6 +100,12 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx);
  */
 void parse_add_strip_prefix(struct parser *p, const char *prefix);
 
+/*
+ * P reads one compiler's output alone (a kwarn-cc capture): a note is
+ * always the newest diagnostic's, with no pairing by file.
+ */
+void parse_set_single_stream(struct parser *p);
+
 /* Feed LEN bytes; lines may be split anywhere across calls. */
 void parse_feed(struct parser *p, const char *buf, size_t len);
 
@@ -90,11 +114,25 @@ void parse_finish(struct parser *p);
 
 const struct parse_stats *parse_get_stats(const struct parser *p);
 
+/*
+ * The Ith of the first PARSE_KEEP_UNPARSED unparsed lines (cleaned, at
+ * most 200 bytes), or NULL past the last one kept.  Owned by P.
+ */
+const char *parse_unparsed_line(const struct parser *p, size_t i);
+
 /* Free P; NULL is fine. */
 void parse_free(struct parser *p);
 
 /* "warning", "error", ... for a kind. */
 const char *diag_kind_name(enum diag_kind kind);
+
+/*
+ * The function whose body holds line LINE of the C source TEXT[0..LEN),
+ * for compilers that print no "In function" header (clang): the
+ * declarator above the nearest "{" in column 0, kernel style.  A new
+ * string (free() it), or NULL when LINE is at file scope or unclear.
+ */
+char *diag_function_from_source(const char *text, size_t len, long line);
 
 /* 1 if a note's message is GCC's "here" (the fall-through target). */
 int diag_is_here_note(const struct diag_note *n);

@@ -171,8 +171,8 @@ enum {
 static const char *const stmt_sql[ST_MAX] = {
 	[ST_DIAG] = "INSERT INTO diagnostics(build_id, object_id, identity_id,"
 		    " kind, option, werror, file, line, col, function, message,"
-		    " source, include_chain, carried)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		    " source, include_chain, carried, inline_chain)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_NOTE] = "INSERT INTO notes(diag_id, seq, file, line, col, message,"
 		    " source) VALUES (?,?,?,?,?,?,?)",
 	/* looked up first: most identities exist from an earlier build */
@@ -525,6 +525,7 @@ void bw_diag(struct build_writer *w, long long object_id, const struct diag *d)
 	db_bind_text_static(st, 12, d->source);
 	db_bind_text_static(st, 13, d->include_chain);
 	db_bind_int(st, 14, w->carried, 0);
+	db_bind_text_static(st, 15, d->inline_chain);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("cannot store diagnostic: %s", sqlite3_errmsg(w->db));
 		w->failed = 1;
@@ -572,10 +573,11 @@ int bw_carry(struct build_writer *w, long long object_id,
 	    db_prepare(&ins, w->db,
 		       "INSERT INTO diagnostics(build_id, object_id,"
 		       " identity_id, kind, option, werror, file, line, col,"
-		       " function, message, source, include_chain, carried)"
+		       " function, message, source, include_chain, carried,"
+		       " inline_chain)"
 		       " SELECT ?, ?, identity_id, kind, option, werror, file,"
 		       " line, col, function, message, source, include_chain,"
-		       " 1 FROM diagnostics WHERE id = ?") ||
+		       " 1, inline_chain FROM diagnostics WHERE id = ?") ||
 	    db_prepare(&map, w->db, "INSERT INTO carry_map VALUES (?, ?)") ||
 	    db_prepare(&notes, w->db,
 		       "INSERT INTO notes(diag_id, seq, file, line, col,"

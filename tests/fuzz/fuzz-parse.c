@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -25,7 +26,7 @@ static void fuzz_emit(void *ctx, const struct diag *d)
 
 	*total += walk(d->file) + walk(d->function) + walk(d->option) +
 		  walk(d->message) + walk(d->source) + walk(d->include_chain) +
-		  walk(d->object);
+		  walk(d->object) + walk(d->inline_chain);
 	for (size_t i = 0; i < d->nr_notes; i++)
 		*total += walk(d->notes[i].file) + walk(d->notes[i].message) +
 			  walk(d->notes[i].source);
@@ -46,8 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = parse_new(fuzz_emit, &total);
 	if (data[0] & 1)
 		parse_add_strip_prefix(p, "/build/linux/");
+	if (data[0] & 2)
+		parse_set_single_stream(p);
 	data++;
 	size--;
+	/* the input as C source: the function around some line */
+	free(diag_function_from_source((const char *)data, size,
+				       (long)(seed % 300) + 1));
 	while (off < size) {
 		size_t n;
 
@@ -61,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_finish(p);
 	if (parse_get_stats(p)->diags > parse_get_stats(p)->lines + 1)
 		__builtin_trap();
+	for (size_t i = 0; parse_unparsed_line(p, i); i++)
+		total += walk(parse_unparsed_line(p, i));
 	parse_free(p);
 	return 0;
 }

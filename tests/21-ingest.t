@@ -1,0 +1,113 @@
+#!/bin/bash
+# `kwarn ingest` on logs kwarn did not produce (issue 14): a -Werror
+# build keeps every identity, an O= build's absolute paths lose their
+# tree root (and ingest says which), kernel-doc and file-scope warnings
+# keep their function, a CI prefix on each line comes off with
+# --strip-prefix, lines it cannot read are counted and shown, and
+# clang's warnings get their function from the source.  Every log is a
+# real one from tests/data/parse.
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+kwarn=$top/bin/kwarn
+data=$top/tests/data/parse
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+echo "1..23"
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -s "$tmp/err" ] && sed 's/^/# stderr: /' "$tmp/err"
+	fi
+	return 0
+}
+ingest() { # DB COMMIT LOG [more args]
+	local db=$1 c=$2 log=$3
+	shift 3
+	"$kwarn" ingest --db "$tmp/$db.db" --tree t --commit "$c" "$@" "$log" \
+		>"$tmp/out" 2>"$tmp/err"
+}
+sql() { # DB SQL
+	sqlite3 "$tmp/$1.db" "$2"
+}
+# the identities of commit C, one a line, sorted
+idents() {
+	sql "$1" "SELECT d.identity_id FROM diagnostics d JOIN builds b ON
+		b.id = d.build_id JOIN commits c ON c.id = b.commit_id
+		WHERE c.sha = '$2' ORDER BY 1"
+}
+
+# 1: -Werror (GCC's [-Werror] and [-Werror=foo], clang's [-Werror,-Wfoo])
+for cc in "" clang16-; do
+	ingest w$cc off "$data/${cc}werror-off.log"
+	ok $? "${cc:-gcc }without -Werror ingests"
+	ingest w$cc on "$data/${cc}werror-on.log"
+	ok $? "${cc:-gcc }with -Werror ingests"
+	[ -n "$(idents w$cc off)" ] && [ "$(idents w$cc off)" = "$(idents w$cc on)" ]
+	ok $? "${cc:-gcc }: the same identities with and without -Werror"
+	[ "$(sql w$cc "SELECT COUNT(*) FROM diagnostics WHERE werror = 1")" = \
+		"$(sql w$cc "SELECT COUNT(*) FROM diagnostics WHERE werror = 0")" ]
+	ok $? "${cc:-gcc }: the -Werror build's warnings carry the flag"
+	"$kwarn" warnings --db "$tmp/w$cc.db" --commit on --state present \
+		--format json >"$tmp/present" 2>"$tmp/err" &&
+		"$kwarn" warnings --db "$tmp/w$cc.db" --commit on --state new \
+			--format json >"$tmp/new" 2>>"$tmp/err" &&
+		[ "$(jq length "$tmp/new")" = 0 ] &&
+		[ "$(jq length "$tmp/present")" = "$(idents w$cc on | wc -l)" ]
+	ok $? "${cc:-gcc }: under -Werror every warning is present, none new"
+done
+
+# 14-17: an O= W=1 build of linux-source-6.1, ingested as it was printed
+ingest k w1 "$data/kernel-w1-abs.log"
+ok $? "an O= W=1 kernel log ingests"
+grep -q "removed the tree root '/var/tmp/parser-src/linux-source-6.1/'" "$tmp/err"
+ok $? "ingest says which tree root it removed"
+[ "$(sql k "SELECT COUNT(*) FROM diagnostics WHERE file LIKE '/%'")" = 0 ]
+ok $? "no absolute file names stored"
+[ "$(sql k "SELECT o.path FROM diagnostics d JOIN objects o ON o.id = d.object_id
+	WHERE d.file = 'arch/x86/entry/common.c'")" = arch/x86/entry/common.o ]
+ok $? "common.c's warning is common.o's, not the CC line printed before it"
+[ "$(sql k "SELECT COUNT(*) FROM diagnostics WHERE kind = 'kernel-doc'")" = 3 ]
+ok $? "kernel-doc warnings are kind kernel-doc"
+[ "$(sql k "SELECT function FROM identities WHERE kind = 'kernel-doc'
+	AND file = 'arch/x86/entry/common.c'")" = do_int80_emulation ]
+ok $? "a kernel-doc warning's function is the one it names"
+[ "$(sql k "SELECT function FROM identities WHERE option = '-Wmissing-prototypes'")" = __vdso_getcpu ]
+ok $? "a missing prototype's function is the one it names"
+ingest k2 w1 "$data/kernel-w1-abs.log" --no-find-root
+[ "$(sql k2 "SELECT COUNT(*) FROM diagnostics WHERE file LIKE '/%'")" = 5 ]
+ok $? "--no-find-root keeps the paths as printed"
+
+# 13: a CI prefix on each line; a blank in a path
+ingest p raw "$data/ci-prefix.log"
+[ "$(sql p "SELECT COUNT(*) FROM diagnostics")" = 0 ] &&
+	grep -q "4 lines could not be read" "$tmp/err" &&
+	grep -qF "[exec] drivers/demo/excess.c:1:26: warning:" "$tmp/err"
+ok $? "prefixed lines are counted and shown, not stored in file '[exec]'"
+ingest p stripped "$data/ci-prefix.log" --strip-prefix '^\[exec\] '
+[ "$(idents p stripped | wc -l)" = 2 ] && ! grep -q "could not be read" "$tmp/err"
+ok $? "--strip-prefix REGEX takes the prefix off every line"
+ingest p mixed "$data/ci-prefix.log" --strip-prefix '^[0-9:]+ '
+grep -q "11 lines without the prefix" "$tmp/err"
+ok $? "ingest counts the lines the prefix did not match"
+ingest b blank "$data/blank-path.log"
+[ $? = 0 ] && grep -qF "My Dir/blank.c:5:20: warning:" "$tmp/err" &&
+	[ "$(sql b "SELECT unparsed_lines FROM builds")" = 2 ]
+ok $? "a blank in a path: counted as unparsed and shown, never fatal"
+
+# clang: the function from the source when the tree is at hand
+ingest c c16 "$data/clang16.log" --source "$data/src"
+[ "$(sql c "SELECT function FROM diagnostics WHERE file = 'drivers/demo/clang-ft.c'
+	AND line = 13")" = demo_clang ] &&
+	[ "$(sql c "SELECT function FROM diagnostics WHERE file = 'include/linux/inner.h'
+	AND line = 6")" = inner_a ]
+ok $? "clang warnings get their enclosing function from the source"
+
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,6 @@
+#include <linux/takes.h>
+
+void h(short *s)
+{
+	takes_int(s);
+}

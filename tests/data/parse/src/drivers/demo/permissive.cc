@@ -1,0 +1,5 @@
+int demo_perm(int *p)
+{
+	long l = p;
+	return (int)l;
+}

@@ -1,0 +1,1 @@
+void takes_int(int *p);
