@@ -17,6 +17,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "parse.h"
 #include "store.h"
 #include "util.h"
@@ -385,105 +386,6 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 	return ret;
 }
 
-/* The run that collects ingested logs of a tree, made on first use. */
-static int ingest_run(long long *out, sqlite3 *db, long long tree_id)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
-
-	if (db_prepare(
-		    &st, db,
-		    "SELECT id FROM runs WHERE tree_id = ? AND kind = 'ingest'"
-		    " ORDER BY id LIMIT 1"))
-		return -1;
-	db_bind_int(st, 1, tree_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		return 0;
-	}
-	sqlite3_finalize(st);
-	if (db_prepare(&st, db,
-		       "INSERT INTO runs(tree_id, kind, status) VALUES (?,"
-		       " 'ingest', 'done') RETURNING id"))
-		return -1;
-	db_bind_int(st, 1, tree_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
-		ret = 0;
-	} else {
-		error("cannot create ingest run: %s", sqlite3_errmsg(db));
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* The commit REF of RUN: the existing point, or a new last one. */
-static int ingest_commit(long long *out, sqlite3 *db, long long run_id,
-			 const char *ref)
-{
-	struct commit_info c = { 0 };
-	sqlite3_stmt *st = NULL;
-	long position = 0;
-
-	if (db_prepare(&st, db,
-		       "SELECT id FROM commits WHERE run_id = ? AND sha = ?"))
-		return -1;
-	db_bind_int(st, 1, run_id, 0);
-	db_bind_text(st, 2, ref);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		return 0;
-	}
-	sqlite3_finalize(st);
-	if (db_prepare(&st, db,
-		       "SELECT COALESCE(MAX(position) + 1, 0) FROM commits"
-		       " WHERE run_id = ?"))
-		return -1;
-	db_bind_int(st, 1, run_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		position = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	c.run_id = run_id;
-	c.position = position;
-	c.sha = ref;
-	c.subject = ref;
-	c.apply_status = position ? "applied" : "base";
-	return store_commit(out, db, &c);
-}
-
-/*
- * The directory of the tree NAME when kwarn knows it as one (kind 'dir'),
- * into *OUT (NULL if not).  Returns 0, or -1 on a database error.
- */
-static int ingest_tree_dir(char **out, sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	struct stat sb;
-	int rc;
-
-	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT source FROM trees WHERE name = ? AND kind = 'dir'"
-		       " AND source IS NOT NULL ORDER BY id DESC LIMIT 1"))
-		return -1;
-	db_bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *dir = (const char *)sqlite3_column_text(st, 0);
-
-		if (dir && !stat(dir, &sb) && S_ISDIR(sb.st_mode))
-			*out = xstrdup(dir);
-	} else if (rc != SQLITE_DONE) {
-		error("cannot read trees: %s", sqlite3_errmsg(db));
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 /* Objects listed in an object map (one path per line) as compiled. */
 static int ingest_object_map(struct build_writer *w, const char *path)
 {
@@ -619,15 +521,10 @@ int cmd_ingest(int argc, char **argv)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (db_open(&db, dbpath, DB_READ_WRITE))
 		goto out;
-	/*
-	 * A build's rows are one transaction: pages that leave SQLite's
-	 * cache are written to the WAL and written again when touched
-	 * again.  16 MB (the default is 2) halves the system time of a
-	 * large ingest and keeps it within its 64 MB.
-	 */
-	db_exec(db, "PRAGMA cache_size = -16384", "cannot set cache size");
+	/* a build's rows are one transaction: a larger page cache */
+	db_bulk_cache(db);
 	/* a tree kwarn knows as a directory is the source at hand */
-	if (!io.source && ingest_tree_dir(&tree_dir, db, tree))
+	if (!io.source && query_tree_dir(&tree_dir, db, tree))
 		goto out;
 	if (!io.source)
 		io.source = tree_dir;
@@ -636,8 +533,9 @@ int cmd_ingest(int argc, char **argv)
 	/* one transaction for the tree, run and commit rows and the build */
 	if (db_begin(db))
 		goto out;
-	if (store_tree(&tree_id, db, &ti) || ingest_run(&run_id, db, tree_id) ||
-	    ingest_commit(&commit_id, db, run_id, ref)) {
+	if (store_tree(&tree_id, db, &ti) ||
+	    store_ingest_run(&run_id, db, tree_id) ||
+	    store_ingest_commit(&commit_id, db, run_id, ref)) {
 		db_rollback(db);
 		goto out;
 	}

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "db.h"
 #include "json.h"
@@ -1084,4 +1085,31 @@ void query_tree_release(struct query_tree *t)
 	free(t->source);
 	free(t->sha256);
 	memset(t, 0, sizeof(*t));
+}
+
+int query_tree_dir(char **out, sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT source FROM trees WHERE name = ? AND kind = 'dir'"
+		       " AND source IS NOT NULL ORDER BY id DESC LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *dir = (const char *)sqlite3_column_text(st, 0);
+
+		if (dir && !stat(dir, &sb) && S_ISDIR(sb.st_mode))
+			*out = xstrdup(dir);
+	} else if (rc != SQLITE_DONE) {
+		error("cannot read trees: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
 }

@@ -200,4 +200,11 @@ int query_commit_tree(struct query_tree *out, sqlite3 *db,
 		      const char *commit_sha);
 void query_tree_release(struct query_tree *t);
 
+/*
+ * The directory of the tree NAME when kwarn knows it as one (kind 'dir')
+ * and it is on disk, a new string into *out (NULL if not).  Returns 0, or
+ * -1 on a database error (reported).
+ */
+int query_tree_dir(char **out, sqlite3 *db, const char *name);
+
 #endif

@@ -966,3 +966,69 @@ out:
 	free(z);
 	return ret;
 }
+
+int store_ingest_run(long long *out, sqlite3 *db, long long tree_id)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(
+		    &st, db,
+		    "SELECT id FROM runs WHERE tree_id = ? AND kind = 'ingest'"
+		    " ORDER BY id LIMIT 1"))
+		return -1;
+	db_bind_int(st, 1, tree_id, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (db_prepare(&st, db,
+		       "INSERT INTO runs(tree_id, kind, status) VALUES (?,"
+		       " 'ingest', 'done') RETURNING id"))
+		return -1;
+	db_bind_int(st, 1, tree_id, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		ret = 0;
+	} else {
+		error("cannot create ingest run: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_ingest_commit(long long *out, sqlite3 *db, long long run_id,
+			const char *ref)
+{
+	struct commit_info c = { 0 };
+	sqlite3_stmt *st = NULL;
+	long position = 0;
+
+	if (db_prepare(&st, db,
+		       "SELECT id FROM commits WHERE run_id = ? AND sha = ?"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	db_bind_text(st, 2, ref);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (db_prepare(&st, db,
+		       "SELECT COALESCE(MAX(position) + 1, 0) FROM commits"
+		       " WHERE run_id = ?"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		position = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	c.run_id = run_id;
+	c.position = position;
+	c.sha = ref;
+	c.subject = ref;
+	c.apply_status = position ? "applied" : "base";
+	return store_commit(out, db, &c);
+}

@@ -131,6 +131,19 @@ int bw_finish(long long *out, struct build_writer *w);
 /* Roll back and free W; NULL is fine. */
 void bw_abort(struct build_writer *w);
 
+/*
+ * The run that collects the ingested logs of tree TREE_ID (kind ingest,
+ * made on first use) into *out.  Returns 0 or -1 (reported).
+ */
+int store_ingest_run(long long *out, sqlite3 *db, long long tree_id);
+
+/*
+ * The commit REF of ingest run RUN_ID into *out: the stored one, or a new
+ * last point of the run.  Returns 0 or -1 (reported).
+ */
+int store_ingest_commit(long long *out, sqlite3 *db, long long run_id,
+			const char *ref);
+
 struct boot_result;
 
 /*

@@ -214,3 +214,11 @@ void db_close(sqlite3 *db)
 	if (db)
 		sqlite3_close(db);
 }
+
+void db_bulk_cache(sqlite3 *db)
+{
+	if (sqlite3_exec(db, "PRAGMA cache_size = -16384", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		warning("cannot set the page cache size: %s",
+			sqlite3_errmsg(db));
+}
