@@ -63,7 +63,7 @@ bin/kwarn: $(B)/collector/main.o $(B)/collector.a $(B)/libkwarn.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 
 # The compiler launcher: small, no database, so each compile pays little.
-bin/kwarn-cc: $(B)/collector/cc.o
+bin/kwarn-cc: $(B)/collector/cc.o $(B)/lib/capture.o
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 

@@ -5,8 +5,7 @@
  * It runs the rest of its command line (a compiler, or a chain such as
  * "ccache gcc" or "distcc gcc") and, when $KWARN_CAPTURE_DIR is set and
  * the command compiles one C file into an object, saves that compiler's
- * stderr on its own in $KWARN_CAPTURE_DIR/<object path, '/' as '%'>.log,
- * with a first line "kwarn-cc rc=N obj=PATH".  So each object's
+ * stderr on its own in a capture file (lib/capture.h).  So each object's
  * diagnostics stay whole however make -j interleaves compilers.  The
  * compiler's stderr is passed on to ours as well, and its exit status is
  * ours.  It links nothing but libc, to cost each compile little.
@@ -22,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "banned.h"
 
 extern char **environ;
@@ -68,20 +68,6 @@ static const char *compiled_object(int argc, char **argv)
 	return obj;
 }
 
-static void capture_name(char *out, size_t size, const char *dir,
-			 const char *obj, const char *suffix)
-{
-	size_t n = (size_t)snprintf(out, size, "%s/", dir);
-
-	if (!strncmp(obj, "./", 2))
-		obj += 2;
-	for (; *obj && n + 1 < size; obj++)
-		out[n++] = *obj == '/' ? '%' : *obj;
-	out[n] = '\0';
-	if (n + strlen(suffix) + 1 < size)
-		memcpy(out + n, suffix, strlen(suffix) + 1);
-}
-
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("KWARN_CAPTURE_DIR");
@@ -124,8 +110,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kwarn-cc: cannot create '%s': %s\n", tmp,
 			strerror(errno));
 	/* placeholder header, rewritten with the status at the end */
-	hlen = snprintf(head, sizeof(head), "kwarn-cc rc=%-4d obj=%s\n", 0,
-			obj);
+	hlen = capture_header(head, sizeof(head), 0, obj);
 	if (fd >= 0 && write_all(fd, head, (size_t)hlen))
 		fd = -1;
 	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
@@ -147,8 +132,7 @@ int main(int argc, char **argv)
 		int rc = WIFEXITED(status) ? WEXITSTATUS(status) :
 					     128 + WTERMSIG(status);
 
-		hlen = snprintf(head, sizeof(head), "kwarn-cc rc=%-4d obj=%s\n",
-				rc > 9999 ? 9999 : rc, obj);
+		hlen = capture_header(head, sizeof(head), rc, obj);
 		if (pwrite(fd, head, (size_t)hlen, 0) != hlen || close(fd) ||
 		    rename(tmp, final))
 			fprintf(stderr, "kwarn-cc: cannot save '%s'\n", final);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "capture.h"
 #include "classify.h"
 #include "db.h"
 #include "kwarn.h"
@@ -717,28 +718,6 @@ static int parse_capture(struct run *r, struct build_writer *w,
 	return 0;
 }
 
-/* "kwarn-cc rc=N obj=PATH" */
-static int capture_header(int *rc, char **obj, const char *text)
-{
-	const char *o;
-	long v;
-	char num[8] = "";
-
-	if (strncmp(text, "kwarn-cc rc=", 12))
-		return -1;
-	memcpy(num, text + 12, 4);
-	num[strcspn(num, " ")] = '\0';
-	if (util_parse_long(&v, num, 0, 9999))
-		return -1;
-	o = strstr(text, " obj=");
-	if (!o)
-		return -1;
-	o += 5;
-	*rc = (int)v;
-	*obj = xstrndup(o, strcspn(o, "\n"));
-	return 0;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -834,7 +813,7 @@ static int store_objects(struct run *r, struct build_writer *w)
 		int rc;
 
 		if (util_read_file(&text, &len, from, 256 << 20) ||
-		    capture_header(&rc, &obj, text)) {
+		    capture_parse_header(&rc, &obj, text)) {
 			warning("skipping unreadable capture '%s'", from);
 		} else if (!bw_object(&id, w, obj,
 				      rc ? "failed" : "compiled")) {
@@ -859,7 +838,7 @@ static int store_objects(struct run *r, struct build_writer *w)
 			continue;
 		path = xstrfmt("%s/%s", last, all[i]);
 		if (util_read_file(&text, &len, path, 256 << 20) ||
-		    capture_header(&rc, &obj, text)) {
+		    capture_parse_header(&rc, &obj, text)) {
 			free(text);
 			free(path);
 			continue;
