@@ -104,39 +104,3 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
-void strbuf_add_json_str(struct strbuf *sb, const char *s)
-{
-	static const char digits[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-
-	strbuf_addch(sb, '"');
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			strbuf_add(sb, "\\\"", 2);
-			break;
-		case '\\':
-			strbuf_add(sb, "\\\\", 2);
-			break;
-		case '\n':
-			strbuf_add(sb, "\\n", 2);
-			break;
-		case '\t':
-			strbuf_add(sb, "\\t", 2);
-			break;
-		default:
-			if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
-				char u[6] = { '\\',
-					      'u',
-					      '0',
-					      '0',
-					      digits[*p >> 4],
-					      digits[*p & 15] };
-				strbuf_add(sb, u, 6);
-			} else {
-				strbuf_addch(sb, *p);
-			}
-		}
-	}
-	strbuf_addch(sb, '"');
-}

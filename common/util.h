@@ -159,8 +159,6 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
-/* Append S as a JSON string literal (with quotes). */
-void strbuf_add_json_str(struct strbuf *sb, const char *s);
 static inline void strbuf_reset(struct strbuf *sb)
 {
 	sb->len = 0;

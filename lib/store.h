@@ -105,13 +105,6 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 void bw_diag(struct build_writer *w, long long object_id, const struct diag *d);
 
 /*
- * Copy the diagnostics of object PATH in build PREV_BUILD into this build
- * under OBJECT_ID, marked carried: the object was not rebuilt.
- */
-int bw_carry(struct build_writer *w, long long object_id,
-	     long long prev_build_id, const char *path);
-
-/*
  * Mark the diagnostics added from now on as carried (1): their object was
  * not rebuilt at this point and they come from its last compile.
  */
