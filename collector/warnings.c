@@ -71,9 +71,11 @@ int cmd_warnings(int argc, char **argv)
 		{ "format", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct warn_filter f = { .commit_id = -1 };
+	struct warn_filter f = { 0 };
+	struct query_point p = { 0 };
 	const char *dbpath = NULL, *ref = NULL, *format = "text";
-	json_t *arr = NULL;
+	long long build_id = -1, commit_id = -1;
+	json_t *got = NULL, *arr;
 	sqlite3 *db = NULL;
 	int c, ret = 2;
 
@@ -120,9 +122,11 @@ int cmd_warnings(int argc, char **argv)
 		return 2;
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY) ||
-	    query_find_build(&f.build_id, &f.commit_id, db, ref) ||
-	    query_warnings(&arr, db, &f))
+	    query_find_build(&build_id, &commit_id, db, ref) ||
+	    query_point(&p, db, commit_id) ||
+	    query_point_warnings(&got, db, &p, &f))
 		goto out;
+	arr = json_object_get(got, "warnings");
 	if (!strcmp(format, "json")) {
 		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
@@ -131,7 +135,8 @@ int cmd_warnings(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	json_decref(arr);
+	json_decref(got);
+	query_point_release(&p);
 	db_close(db);
 	return ret;
 }

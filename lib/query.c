@@ -136,148 +136,6 @@ int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
 	return 0;
 }
 
-static json_t *notes_of(sqlite3_stmt *nt, long long diag_id)
-{
-	json_t *notes = json_array();
-
-	sqlite3_bind_int64(nt, 1, diag_id);
-	while (sqlite3_step(nt) == SQLITE_ROW) {
-		json_t *n = json_object();
-
-		json_object_set_new(n, "file", json_string(db_col_text(nt, 0)));
-		json_object_set_new(n, "line",
-				    json_integer(sqlite3_column_int(nt, 1)));
-		json_object_set_new(n, "column",
-				    json_integer(sqlite3_column_int(nt, 2)));
-		json_object_set_new(n, "message",
-				    json_string(db_col_text(nt, 3)));
-		if (sqlite3_column_type(nt, 4) != SQLITE_NULL)
-			json_object_set_new(n, "source",
-					    json_string(db_col_text(nt, 4)));
-		json_array_append_new(notes, n);
-	}
-	sqlite3_reset(nt);
-	return notes;
-}
-
-static json_t *text_or_null(sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return json_null();
-	return json_string(db_col_text(st, col));
-}
-
-int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f)
-{
-	sqlite3_stmt *st = NULL, *nt = NULL;
-	const char *opt = f->option;
-	char *optbuf = NULL;
-	json_t *arr = NULL;
-	int ret = -1, gone;
-
-	if (opt && strncmp(opt, "-W", 2))
-		opt = optbuf = xstrfmt("-W%s", opt);
-	/*
-	 * One row per identity: the first diagnostic of it in the build.
-	 * Fixed and not-built warnings are not in the build: their last
-	 * diagnostic comes through the states table.
-	 */
-	gone = f->state &&
-	       (!strcmp(f->state, "fixed") || !strcmp(f->state, "not_built"));
-	if (db_prepare(
-		    &st, db,
-		    gone ? "SELECT d.id, d.file, d.line, d.col, d.function,"
-			   " d.option, d.message, d.kind, o.path, s.seen,"
-			   " i.fingerprint, s.state, d.werror, d.source,"
-			   " cl.verdict, cl.fix, cl.reason, s.in_change"
-			   " FROM states s JOIN diagnostics d ON d.id = s.diag_id"
-			   " LEFT JOIN objects o ON o.id = d.object_id"
-			   " LEFT JOIN identities i ON i.id = s.identity_id"
-			   " LEFT JOIN classifications cl"
-			   "  ON cl.identity_id = s.identity_id"
-			   " WHERE s.commit_id = ?2 AND ?1 = ?1"
-			   " AND (?3 IS NULL OR d.file = ?3)"
-			   " AND (?4 IS NULL OR d.function = ?4)"
-			   " AND (?5 IS NULL OR d.option = ?5)"
-			   " AND s.state = ?6"
-			   " ORDER BY d.file, d.line, d.col, d.id" :
-			   "SELECT d.id, d.file, d.line, d.col, d.function,"
-			   " d.option, d.message, d.kind, o.path, g.seen,"
-			   " i.fingerprint, s.state, d.werror, d.source,"
-			   " cl.verdict, cl.fix, cl.reason, s.in_change"
-			   " FROM (SELECT MIN(id) AS id, COUNT(*) AS seen"
-			   "  FROM diagnostics WHERE build_id = ?1"
-			   "  GROUP BY COALESCE(identity_id, -id)) g"
-			   " JOIN diagnostics d ON d.id = g.id"
-			   " LEFT JOIN objects o ON o.id = d.object_id"
-			   " LEFT JOIN identities i ON i.id = d.identity_id"
-			   " LEFT JOIN classifications cl"
-			   "  ON cl.identity_id = d.identity_id"
-			   " LEFT JOIN states s ON s.commit_id = ?2"
-			   "  AND s.identity_id = d.identity_id"
-			   " WHERE (?3 IS NULL OR d.file = ?3)"
-			   " AND (?4 IS NULL OR d.function = ?4)"
-			   " AND (?5 IS NULL OR d.option = ?5)"
-			   " AND (?6 IS NULL OR s.state = ?6)"
-			   " ORDER BY d.file, d.line, d.col, d.id") ||
-	    db_prepare(&nt, db,
-		       "SELECT file, line, col, message, source FROM notes"
-		       " WHERE diag_id = ? ORDER BY seq"))
-		goto out;
-	db_bind_int(st, 1, f->build_id, 0);
-	db_bind_int(st, 2, f->commit_id, 1);
-	db_bind_text(st, 3, f->file);
-	db_bind_text(st, 4, f->function);
-	db_bind_text(st, 5, opt);
-	db_bind_text(st, 6, f->state);
-	arr = json_array();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *w = json_object();
-
-		json_object_set_new(w, "file", text_or_null(st, 1));
-		json_object_set_new(w, "line",
-				    json_integer(sqlite3_column_int(st, 2)));
-		json_object_set_new(w, "column",
-				    json_integer(sqlite3_column_int(st, 3)));
-		json_object_set_new(w, "function", text_or_null(st, 4));
-		json_object_set_new(w, "option", text_or_null(st, 5));
-		json_object_set_new(w, "message",
-				    json_string(db_col_text(st, 6)));
-		json_object_set_new(w, "kind", json_string(db_col_text(st, 7)));
-		json_object_set_new(w, "object", text_or_null(st, 8));
-		json_object_set_new(w, "seen",
-				    json_integer(sqlite3_column_int(st, 9)));
-		json_object_set_new(w, "identity", text_or_null(st, 10));
-		if (f->commit_id >= 0)
-			json_object_set_new(w, "state", text_or_null(st, 11));
-		json_object_set_new(w, "werror",
-				    json_boolean(sqlite3_column_int(st, 12)));
-		json_object_set_new(w, "source", text_or_null(st, 13));
-		if (f->commit_id >= 0 &&
-		    sqlite3_column_type(st, 17) != SQLITE_NULL)
-			json_object_set_new(
-				w, "in_change",
-				json_boolean(sqlite3_column_int(st, 17)));
-		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
-			json_object_set_new(w, "verdict", text_or_null(st, 14));
-			json_object_set_new(w, "fix", text_or_null(st, 15));
-			json_object_set_new(w, "reason", text_or_null(st, 16));
-		}
-		json_object_set_new(w, "notes",
-				    notes_of(nt, sqlite3_column_int64(st, 0)));
-		json_array_append_new(arr, w);
-	}
-	*out = arr;
-	arr = NULL;
-	ret = 0;
-out:
-	json_decref(arr);
-	sqlite3_finalize(st);
-	sqlite3_finalize(nt);
-	free(optbuf);
-	return ret;
-}
-
 /* Add N to the integer at KEY of object O. */
 static void add_count(json_t *o, const char *key, long long n)
 {
@@ -426,7 +284,9 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 		snprintf(key, sizeof(key), "%lld", cid);
 		e = json_deep_copy(json_object_get(counts, key));
 		struct warn_filter f = { 0 };
-		json_t *warnings = NULL;
+		struct query_point pt = { 0 };
+		json_t *warnings = NULL, *got = NULL;
+		long long build_id;
 
 		json_object_set_new(e, "commit",
 				    json_string(db_col_text(st, 1)));
@@ -452,10 +312,9 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 			json_array_append_new(arr, e);
 			continue;
 		}
-		f.build_id = sqlite3_column_int64(st, 8);
-		f.commit_id = cid;
-		json_object_set_new(e, "build", json_integer(f.build_id));
-		db_bind_int(bt, 1, f.build_id, 0);
+		build_id = sqlite3_column_int64(st, 8);
+		json_object_set_new(e, "build", json_integer(build_id));
+		db_bind_int(bt, 1, build_id, 0);
 		if (sqlite3_step(bt) == SQLITE_ROW) {
 			json_object_set_new(e, "status",
 					    json_string(db_col_text(bt, 0)));
@@ -488,18 +347,25 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 			json_object_set_new(e, "modules", boot_modules(bt, 7));
 		}
 		sqlite3_reset(bt);
-		if (query_warnings(&warnings, db, &f))
+		/* the live ones, and the fixed: what each commit fixed */
+		if (query_point(&pt, db, cid) ||
+		    query_point_warnings(&got, db, &pt, &f)) {
+			query_point_release(&pt);
+			json_decref(e);
 			goto out;
-		{
-			/* fixed ones too, so each commit tells what it fixed */
-			json_t *fixed = NULL;
-
-			f.state = "fixed";
-			if (query_warnings(&fixed, db, &f))
-				goto out;
-			json_array_extend(warnings, fixed);
-			json_decref(fixed);
 		}
+		warnings = json_incref(json_object_get(got, "warnings"));
+		json_decref(got);
+		f.state = "fixed";
+		if (query_point_warnings(&got, db, &pt, &f)) {
+			query_point_release(&pt);
+			json_decref(warnings);
+			json_decref(e);
+			goto out;
+		}
+		json_array_extend(warnings, json_object_get(got, "warnings"));
+		json_decref(got);
+		query_point_release(&pt);
 		json_object_set_new(e, "warnings_list", warnings);
 		json_array_append_new(arr, e);
 	}
@@ -1112,4 +978,235 @@ int query_tree_dir(char **out, sqlite3 *db, const char *name)
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+/* ---- warnings at a point ---- */
+
+int query_point(struct query_point *p, sqlite3 *db, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (db_prepare(&st, db,
+		       "SELECT c.run_id, c.position, c.sha, r.tree_id,"
+		       " (SELECT b.sha FROM commits b WHERE b.run_id = c.run_id"
+		       "  ORDER BY b.position LIMIT 1)"
+		       " FROM commits c JOIN runs r ON r.id = c.run_id"
+		       " WHERE c.id = ?"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		p->commit_id = commit_id;
+		p->run_id = sqlite3_column_int64(st, 0);
+		p->position = sqlite3_column_int(st, 1);
+		p->sha = xstrdup(db_col_text(st, 2));
+		p->tree_id = sqlite3_column_int64(st, 3);
+		p->base = xstrdup(db_col_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return error("no commit %lld", commit_id);
+	return error("cannot read commit %lld: %s", commit_id,
+		     sqlite3_errmsg(db));
+}
+
+void query_point_release(struct query_point *p)
+{
+	free(p->sha);
+	free(p->base);
+	memset(p, 0, sizeof(*p));
+}
+
+#define WQ_WHERE                                                          \
+	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new'," \
+	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
+	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
+	" i.option = ?5) AND (?6 IS NULL OR i.file IN (SELECT value FROM" \
+	" json_each(?6)))"
+
+static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
+		    const struct warn_filter *f, const char *option)
+{
+	db_bind_int(st, 1, p->commit_id, 0);
+	db_bind_text(st, 2, f->state);
+	db_bind_text(st, 3, f->file);
+	db_bind_text(st, 4, f->function);
+	db_bind_text(st, 5, option);
+	db_bind_text(st, 6, f->files);
+}
+
+static json_t *col_json_str(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ?
+		       json_null() :
+		       jstr(db_col_text(st, col));
+}
+
+static json_t *col_json_int(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ?
+		       json_null() :
+		       json_integer(sqlite3_column_int64(st, col));
+}
+
+static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
+{
+	json_t *notes = json_array();
+
+	sqlite3_bind_int64(nt, 1, diag_id);
+	while (sqlite3_step(nt) == SQLITE_ROW) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "file", col_json_str(nt, 0));
+		json_object_set_new(n, "line", col_json_int(nt, 1));
+		json_object_set_new(n, "column", col_json_int(nt, 2));
+		json_object_set_new(n, "message", col_json_str(nt, 3));
+		json_object_set_new(n, "source", col_json_str(nt, 4));
+		json_array_append_new(notes, n);
+	}
+	sqlite3_reset(nt);
+	return notes;
+}
+
+/* "make O=<build> FLAGS OBJ", the build's flags and the object. */
+static json_t *reproducer(sqlite3_stmt *st, int obj_col, int flags_col)
+{
+	const char *obj = (const char *)sqlite3_column_text(st, obj_col);
+	const char *flags = (const char *)sqlite3_column_text(st, flags_col);
+	json_t *j;
+	char *s;
+
+	if (!obj)
+		return json_null();
+	s = xstrfmt("make O=<build>%s%s %s", flags && *flags ? " " : "",
+		    flags && *flags ? flags : "", obj);
+	j = jstr(s);
+	free(s);
+	return j;
+}
+
+int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
+			 const struct warn_filter *f)
+{
+	sqlite3_stmt *st = NULL, *nt = NULL, *cnt = NULL;
+	const char *opt = f->option;
+	char *optbuf = NULL;
+	json_t *o = NULL, *arr;
+	int rc = SQLITE_ERROR, ret = -1;
+
+	*out = NULL;
+	if (opt && strncmp(opt, "-W", 2))
+		opt = optbuf = xstrfmt("-W%s", opt);
+	if (db_prepare(&cnt, db,
+		       "SELECT COUNT(*) FROM states s JOIN identities i"
+		       " ON i.id = s.identity_id" WQ_WHERE) ||
+	    db_prepare(
+		    &st, db,
+		    "SELECT s.identity_id, s.state, s.seen, d.id,"
+		    " COALESCE(d.file, i.file), d.line, d.col,"
+		    " COALESCE(d.function, i.function),"
+		    " COALESCE(d.option, i.option),"
+		    " COALESCE(d.message, i.message), d.source, i.kind,"
+		    " o.path, i.fingerprint, b.flags, d.build_id,"
+		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
+		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
+		    "  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8"
+		    "  AND s2.state = 'new' ORDER BY c2.position DESC"
+		    "  LIMIT 1),"
+		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
+		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
+		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
+		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
+		    " s.in_change, cl.verdict, cl.fix, cl.reason, d.werror,"
+		    " d.inline_chain"
+		    /* the page first: the subqueries above run for it only */
+		    " FROM (SELECT s.identity_id AS iid FROM states s"
+		    "  JOIN identities i ON i.id = s.identity_id"
+		    "  LEFT JOIN diagnostics d ON d.id = s.diag_id" WQ_WHERE
+		    "  ORDER BY COALESCE(d.file, i.file), d.line, d.col,"
+		    "  s.identity_id LIMIT ?9 OFFSET ?10) pg"
+		    " JOIN states s ON s.commit_id = ?1 AND s.identity_id = pg.iid"
+		    " JOIN identities i ON i.id = s.identity_id"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " LEFT JOIN builds b ON b.id = d.build_id"
+		    " LEFT JOIN classifications cl"
+		    "  ON cl.identity_id = s.identity_id"
+		    " ORDER BY 5, 6, 7, s.identity_id") ||
+	    db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq"))
+		goto out;
+	wq_bind(cnt, p, f, opt);
+	wq_bind(st, p, f, opt);
+	db_bind_int(st, 7, p->run_id, 0);
+	db_bind_int(st, 8, p->position, 0);
+	db_bind_int(st, 9, f->limit > 0 ? f->limit : -1, 0);
+	db_bind_int(st, 10, f->offset, 0);
+	o = json_object();
+	if (sqlite3_step(cnt) != SQLITE_ROW)
+		goto fail;
+	json_object_set_new(o, "total",
+			    json_integer(sqlite3_column_int64(cnt, 0)));
+	arr = json_array();
+	json_object_set_new(o, "warnings", arr);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *w = json_object();
+
+		json_object_set_new(w, "identity", col_json_str(st, 13));
+		json_object_set_new(w, "identity_id", col_json_int(st, 0));
+		json_object_set_new(w, "state", col_json_str(st, 1));
+		json_object_set_new(w, "file", col_json_str(st, 4));
+		json_object_set_new(w, "line", col_json_int(st, 5));
+		json_object_set_new(w, "column", col_json_int(st, 6));
+		json_object_set_new(w, "function", col_json_str(st, 7));
+		json_object_set_new(w, "option", col_json_str(st, 8));
+		json_object_set_new(w, "message", col_json_str(st, 9));
+		json_object_set_new(w, "kind", col_json_str(st, 11));
+		json_object_set_new(w, "werror",
+				    json_boolean(sqlite3_column_int(st, 22)));
+		json_object_set_new(w, "source", col_json_str(st, 10));
+		json_object_set_new(w, "inline_chain", col_json_str(st, 23));
+		json_object_set_new(w, "object", col_json_str(st, 12));
+		json_object_set_new(w, "seen", col_json_int(st, 2));
+		json_object_set_new(w, "build", col_json_int(st, 15));
+		json_object_set_new(w, "in_change",
+				    json_boolean(sqlite3_column_int(st, 18)));
+		json_object_set_new(w, "introduced",
+				    sqlite3_column_type(st, 16) == SQLITE_NULL ?
+					    jstr(p->base) :
+					    col_json_str(st, 16));
+		json_object_set_new(w, "fixed", col_json_str(st, 17));
+		json_object_set_new(w, "reproducer", reproducer(st, 12, 14));
+		/* kwarn classify's verdict on a fall-through, or nulls */
+		json_object_set_new(w, "verdict", col_json_str(st, 19));
+		json_object_set_new(w, "fix", col_json_str(st, 20));
+		json_object_set_new(w, "reason", col_json_str(st, 21));
+		json_object_set_new(
+			w, "notes",
+			sqlite3_column_type(st, 3) == SQLITE_NULL ?
+				json_array() :
+				notes_json(nt, sqlite3_column_int64(st, 3)));
+		json_array_append_new(arr, w);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	*out = o;
+	o = NULL;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot read the warnings of commit %lld: %s", p->commit_id,
+	      sqlite3_errmsg(db));
+out:
+	json_decref(o);
+	sqlite3_finalize(cnt);
+	sqlite3_finalize(st);
+	sqlite3_finalize(nt);
+	free(optbuf);
+	return ret;
 }

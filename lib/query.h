@@ -13,22 +13,41 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+/* A commit of a run, as the warnings at it are read. */
+struct query_point {
+	long long run_id, commit_id, tree_id;
+	long position;
+	char *sha; /* the commit's sha */
+	char *base; /* the sha of the run's first commit */
+};
+
+/* Fill P for COMMIT_ID.  Returns 0, or -1 (reported) if it is unknown. */
+int query_point(struct query_point *p, sqlite3 *db, long long commit_id);
+void query_point_release(struct query_point *p);
+
+/* Which warnings of a point; every field may be left 0 / NULL. */
 struct warn_filter {
-	long long build_id; /* required */
-	const char *file; /* exact path, or NULL */
+	const char *state; /* new, present, fixed, not_built; NULL: live */
+	const char *file; /* exact path */
 	const char *function;
 	const char *option; /* "-Wimplicit-fallthrough=" or without -W */
-	long long commit_id; /* for states; -1 if none */
-	const char *state; /* new, present, fixed, not_built, or NULL */
+	const char *files; /* a JSON array of paths (a subsystem's) */
+	long limit, offset; /* limit <= 0: all */
 };
 
 /*
- * The warnings of one build, one entry per identity, as a new JSON array
- * in *out (the caller owns it).  Each entry has the fields of the REST
- * API: file, line, column, function, option, message, kind, object, seen,
- * identity, state (when a commit is known) and notes.  Returns 0 or -1.
+ * The warnings at point P that F selects, one per identity, as a new
+ * object {"total", "warnings"} in *out: every reader of warnings (kwarn
+ * warnings, kwarn report, GET /api/warnings) describes a warning with
+ * these fields and meanings: identity, identity_id, state (at P), file,
+ * line, column, function, option, message, kind, werror, source (the
+ * line as printed), inline_chain, object, seen (how many objects printed
+ * it at P), build, in_change, introduced and fixed (the commits of P's
+ * run), reproducer, verdict, fix, reason (kwarn classify's, or null) and
+ * notes.  Ordered by file, line, column.  Returns 0 or -1 (reported).
  */
-int query_warnings(json_t **out, sqlite3 *db, const struct warn_filter *f);
+int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
+			 const struct warn_filter *f);
 
 /*
  * The stored commit that REF names, by the one rule every command and
@@ -77,7 +96,7 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id);
  * (apply_error), build, status, the counts of query_run_counts(), the
  * build's wall_ms, objects_compiled, build_dir, the boot's verdict,
  * boot_ms, boot_reason and modules, and warnings_list: the live and the
- * fixed warnings of that point (query_warnings()).  Returns 0 or -1.
+ * fixed warnings of that point (query_point_warnings()).  Returns 0 or -1.
  */
 int query_run_points(json_t **out, sqlite3 *db, long long run_id);
 
