@@ -28,7 +28,6 @@
 #include "util.h"
 #include "banned.h"
 
-extern char **environ;
 
 #define BOOT_SILENCE_MS 30000
 #define BOOT_TOTAL_MS 120000

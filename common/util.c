@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <openssl/evp.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,6 @@
 #include "util.h"
 #include "banned.h"
 
-extern char **environ;
 
 const char *util_progname = "kwarn";
 
