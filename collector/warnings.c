@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* kwarn warnings: the warnings of one stored build, as text or JSON. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "util.h"
 #include "banned.h"
@@ -51,74 +51,48 @@ void query_print_text(FILE *fp, json_t *warnings)
 	}
 }
 
-static void warnings_usage(void)
-{
-	fprintf(stderr,
-		"usage: kwarn warnings --db FILE [--commit REF] [--file F]"
-		" [--function FN] [--option OPT] [--state S]"
-		" [--format text|json]\n");
-}
+static const char *const warnings_usage[] = {
+	"kwarn warnings --db FILE [--commit REF] [--file F] [--function FN]",
+	"               [--option OPT] [--state S] [--format text|json]",
+	NULL,
+};
+
+static const char *const states[] = { "new", "present", "fixed", "not_built",
+				      NULL };
+static const char *const formats[] = { "text", "json", NULL };
 
 int cmd_warnings(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "commit", required_argument, NULL, 'c' },
-		{ "file", required_argument, NULL, 'f' },
-		{ "function", required_argument, NULL, 'F' },
-		{ "option", required_argument, NULL, 'o' },
-		{ "state", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct warn_filter f = { 0 };
 	struct query_point p = { 0 };
 	const char *dbpath = NULL, *ref = NULL, *format = "text";
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_STRING(
+			0, "commit", &ref, "REF",
+			"a sha, prefix or id (default: the newest run's last built commit)"),
+		OPT_STRING(0, "file", &f.file, "F",
+			   "only warnings in this file"),
+		OPT_STRING(0, "function", &f.function, "FN",
+			   "only warnings in this function"),
+		OPT_STRING(0, "option", &f.option, "OPT",
+			   "only this -W option (with or without -W)"),
+		OPT_CHOICE(0, "state", &f.state, "S",
+			   "warnings in this state (default: new and present)",
+			   states),
+		OPT_CHOICE(0, "format", &format, "F", "output", formats),
+		OPT_END,
+	};
 	long long build_id = -1, commit_id = -1;
 	json_t *got = NULL, *arr;
 	sqlite3 *db = NULL;
-	int c, ret = 2;
+	int argi, rc, ret = 2;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'c':
-			ref = optarg;
-			break;
-		case 'f':
-			f.file = optarg;
-			break;
-		case 'F':
-			f.function = optarg;
-			break;
-		case 'o':
-			f.option = optarg;
-			break;
-		case 's':
-			f.state = optarg;
-			break;
-		case 'j':
-			format = optarg;
-			break;
-		default:
-			warnings_usage();
-			return 2;
-		}
-	}
-	if (!dbpath || optind != argc) {
-		warnings_usage();
-		return 2;
-	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("unknown format '%s' (text or json)", format);
-		return 2;
-	}
-	if (f.state && strcmp(f.state, "new") && strcmp(f.state, "present") &&
-	    strcmp(f.state, "fixed") && strcmp(f.state, "not_built")) {
-		error("unknown state '%s' (new, present, fixed, not_built)",
-		      f.state);
+	rc = opt_parse(&argi, argc, argv, opts, warnings_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!dbpath || argi != argc) {
+		opt_usage(stderr, opts, warnings_usage);
 		return 2;
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY) ||
