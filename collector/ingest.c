@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <malloc.h>
 #include <regex.h>
@@ -17,6 +16,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "parse.h"
 #include "store.h"
@@ -411,80 +411,52 @@ static int ingest_object_map(struct build_writer *w, const char *path)
 	return 0;
 }
 
-static void ingest_usage(void)
-{
-	fprintf(stderr,
-		"usage: kwarn ingest --db FILE --tree NAME --commit REF"
-		" [--object-map FILE] [--strip PREFIX] [--strip-prefix REGEX]"
-		" [--source DIR] [--no-find-root] LOG|-\n");
-}
+static const char *const ingest_usage[] = {
+	"kwarn ingest --db FILE --tree NAME --commit REF [--object-map FILE]",
+	"             [--strip PREFIX]... [--strip-prefix REGEX] [--source DIR]",
+	"             [--no-find-root] LOG|-",
+	NULL,
+};
 
 int cmd_ingest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "commit", required_argument, NULL, 'c' },
-		{ "object-map", required_argument, NULL, 'm' },
-		{ "strip", required_argument, NULL, 's' },
-		{ "strip-prefix", required_argument, NULL, 'p' },
-		{ "source", required_argument, NULL, 'S' },
-		{ "no-find-root", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = NULL, *tree = NULL, *ref = NULL, *map = NULL;
-	const char *strip[8] = { NULL };
-	size_t nstrip = 0;
+	const char *strip[ARRAY_SIZE(((struct opt_list *)0)->v) + 1] = { NULL };
+	struct opt_list strips = { { NULL }, 0 };
 	struct ingest_opts io = { strip, 0, NULL, NULL, 1 };
+	int no_find_root = 0;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_STRING(0, "tree", &tree, "NAME", "the tree the log is of"),
+		OPT_STRING(0, "commit", &ref, "REF",
+			   "the commit the log is of (any name)"),
+		OPT_STRING(0, "object-map", &map, "FILE",
+			   "objects compiled, one per line"),
+		OPT_LIST(0, "strip", &strips, "PREFIX",
+			 "remove PREFIX from file names"),
+		OPT_STRING(0, "strip-prefix", &io.line_prefix, "REGEX",
+			   "remove REGEX from the start of every line"),
+		OPT_STRING(0, "source", &io.source, "DIR",
+			   "the tree's sources, to find the root and functions"),
+		OPT_FLAG(0, "no-find-root", &no_find_root,
+			 "keep the printed paths as they are"),
+		OPT_END,
+	};
 	struct tree_info ti = { 0 };
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	sqlite3 *db = NULL;
 	long long tree_id, run_id, commit_id, build_id;
-	int c, fd = -1, ret = 2;
+	int argi, rc, fd = -1, ret = 2;
 	const char *log;
 	char *tree_dir = NULL;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 't':
-			tree = optarg;
-			break;
-		case 'c':
-			ref = optarg;
-			break;
-		case 'm':
-			map = optarg;
-			break;
-		case 's':
-			if (nstrip + 1 >= ARRAY_SIZE(strip)) {
-				error("more than %zu --strip prefixes",
-				      ARRAY_SIZE(strip) - 1);
-				return 2;
-			}
-			strip[nstrip++] = optarg;
-			break;
-		case 'p':
-			io.line_prefix = optarg;
-			break;
-		case 'S':
-			io.source = optarg;
-			break;
-		case 'n':
-			io.find_root = 0;
-			break;
-		case 'h':
-			ingest_usage();
-			return 0;
-		default:
-			ingest_usage();
-			return 2;
-		}
-	}
+	rc = opt_parse(&argi, argc, argv, opts, ingest_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	for (size_t i = 0; i < strips.nr; i++)
+		strip[i] = strips.v[i];
+	io.find_root = !no_find_root;
 	if (!dbpath || !tree || !ref) {
 		error("missing %s (see kwarn ingest --help)",
 		      !dbpath ? "--db FILE" :
@@ -492,15 +464,14 @@ int cmd_ingest(int argc, char **argv)
 				"--commit REF");
 		return 2;
 	}
-	if (optind != argc - 1) {
+	if (argi != argc - 1) {
 		error("%s (see kwarn ingest --help)",
-		      optind < argc ?
-			      "more than one log given" :
-			      "missing the log to read ('-' for stdin)");
+		      argi < argc ? "more than one log given" :
+				    "missing the log to read ('-' for stdin)");
 		return 2;
 	}
-	io.nr_strip = nstrip;
-	log = argv[optind];
+	io.nr_strip = strips.nr;
+	log = argv[argi];
 	if (!strcmp(log, "-")) {
 		fd = 0;
 	} else {
