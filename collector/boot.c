@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,11 +22,11 @@
 #include "boot.h"
 #include "db.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "store.h"
 #include "util.h"
 #include "banned.h"
-
 
 #define BOOT_SILENCE_MS 30000
 #define BOOT_TOTAL_MS 120000
@@ -286,119 +285,68 @@ out:
 	return ret;
 }
 
-static void boot_usage(void)
-{
-	fprintf(stderr,
-		"usage: kwarn boot --kernel BZIMAGE [--initramfs FILE] "
-		"[--qemu BIN]\n"
-		"                  [--silence S] [--timeout S] [--modules DIR]"
-		" [--memory MB]\n"
-		"                  [--accel kvm|tcg]"
-		" [--init FILE] [--variant normal|no-init|sleep]\n"
-		"                  [--log FILE]\n"
-		"       kwarn boot --db FILE --build ID [options]\n");
-}
+static const char *const boot_usage[] = {
+	"kwarn boot --kernel BZIMAGE [--initramfs FILE] [--qemu BIN]",
+	"           [--silence S] [--timeout S] [--modules DIR] [--memory MB]",
+	"           [--accel kvm|tcg] [--init FILE] [--variant V] [--log FILE]",
+	"kwarn boot --db FILE --build ID [options]",
+	NULL,
+};
+
+static const char *const accels[] = { "kvm", "tcg", NULL };
+static const char *const variants[] = { "normal", "no-init", "sleep", NULL };
 
 int cmd_boot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initramfs", required_argument, NULL, 'i' },
-		{ "qemu", required_argument, NULL, 'q' },
-		{ "silence", required_argument, NULL, 's' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "modules", required_argument, NULL, 'm' },
-		{ "memory", required_argument, NULL, 'M' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "init", required_argument, NULL, 'I' },
-		{ "variant", required_argument, NULL, 'V' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "build", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct boot_opts bo = { 0 };
 	struct boot_result r = { 0 };
 	struct initramfs_opts io = { 0 };
 	const char *dbpath = NULL, *logpath = NULL, *init = NULL;
+	const char *variant = NULL;
 	char *image = NULL, *initramfs = NULL;
-	long build = -1, secs;
+	long build = -1, silence = 0, timeout = 0, memory = 0;
 	long long boot_id = -1;
-	int c, custom = 0, ret = 2;
+	int argi, rc, custom = 0, ret = 2;
 	sqlite3 *db = NULL;
+	const struct opt opts[] = {
+		OPT_STRING(0, "kernel", &bo.kernel, "BZIMAGE", "the kernel"),
+		OPT_STRING(0, "initramfs", &bo.initramfs, "FILE",
+			   "the initramfs (default: busybox and qemu/init)"),
+		OPT_STRING(0, "qemu", &bo.qemu, "BIN",
+			   "QEMU (default qemu-system-x86_64)"),
+		OPT_LONG(0, "silence", &silence, "S",
+			 "a hang after S seconds without output", 1, 86400),
+		OPT_LONG(0, "timeout", &timeout, "S", "at most S seconds", 1,
+			 86400),
+		OPT_STRING(0, "modules", &bo.modules_dir, "DIR",
+			   "a lib/modules to pack and load"),
+		OPT_LONG(0, "memory", &memory, "MB", "guest memory", 64, 65536),
+		OPT_CHOICE(0, "accel", &bo.accel, "A",
+			   "accelerator (default: KVM when usable)", accels),
+		OPT_STRING(0, "init", &init, "FILE", "another init script"),
+		OPT_CHOICE(0, "variant", &variant, "V",
+			   "initramfs variant (tests)", variants),
+		OPT_STRING(0, "log", &logpath, "FILE", "write the serial log"),
+		OPT_STRING(0, "db", &dbpath, "FILE",
+			   "boot a stored build and store the boot"),
+		OPT_LONG(0, "build", &build, "ID", "the build, with --db", 1,
+			 1L << 40),
+		OPT_END,
+	};
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			bo.kernel = optarg;
-			break;
-		case 'i':
-			bo.initramfs = optarg;
-			break;
-		case 'q':
-			bo.qemu = optarg;
-			break;
-		case 's':
-		case 't':
-			if (util_parse_long(&secs, optarg, 1, 86400)) {
-				error("bad number of seconds '%s'", optarg);
-				goto out;
-			}
-			if (c == 's')
-				bo.silence_ms = (int)secs * 1000;
-			else
-				bo.total_ms = (int)secs * 1000;
-			break;
-		case 'm':
-			bo.modules_dir = optarg;
-			break;
-		case 'M':
-			if (util_parse_long(&secs, optarg, 64, 65536)) {
-				error("bad memory size '%s' (MB)", optarg);
-				goto out;
-			}
-			bo.memory_mb = (int)secs;
-			break;
-		case 'a':
-			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
-				error("unknown accelerator '%s'", optarg);
-				goto out;
-			}
-			bo.accel = optarg;
-			break;
-		case 'I':
-			init = optarg;
-			custom = 1;
-			break;
-		case 'V':
-			if (initramfs_parse_variant(&io.variant, optarg)) {
-				error("unknown initramfs variant '%s'", optarg);
-				goto out;
-			}
-			custom = 1;
-			break;
-		case 'l':
-			logpath = optarg;
-			break;
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'b':
-			if (util_parse_long(&build, optarg, 1, LONG_MAX)) {
-				error("bad build id '%s'", optarg);
-				goto out;
-			}
-			break;
-		default:
-			boot_usage();
-			goto out;
-		}
-	}
-	if (optind != argc || (!dbpath != (build < 0)) ||
+	rc = opt_parse(&argi, argc, argv, opts, boot_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	bo.silence_ms = (int)silence * 1000;
+	bo.total_ms = (int)timeout * 1000;
+	bo.memory_mb = (int)memory;
+	custom = init || variant;
+	if (variant)
+		initramfs_parse_variant(&io.variant, variant);
+	if (argi != argc || (!dbpath != (build < 0)) ||
 	    (!dbpath && !bo.kernel) || (dbpath && bo.kernel) ||
 	    (custom && bo.initramfs)) {
-		boot_usage();
+		opt_usage(stderr, opts, boot_usage);
 		goto out;
 	}
 	ret = 1;
