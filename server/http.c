@@ -63,14 +63,21 @@ static int thread_open(sqlite3 **out)
 sqlite3 *http_thread_db(void)
 {
 	sqlite3 *db = NULL;
+	size_t i;
 
-	if (thread_db)
+	if (thread_db && !db_is_stale(thread_db))
 		return thread_db;
 	if (thread_open(&db))
 		return NULL;
 	pthread_mutex_lock(&dbs_lock);
-	dbs = xrealloc(dbs, (ndbs + 1) * sizeof(*dbs));
-	dbs[ndbs++] = db;
+	/* an immutable connection that a writer made stale is replaced */
+	for (i = 0; i < ndbs && dbs[i] != thread_db; i++)
+		;
+	if (i == ndbs)
+		dbs = xrealloc(dbs, ++ndbs * sizeof(*dbs));
+	else
+		db_close(thread_db);
+	dbs[i] = db;
 	pthread_mutex_unlock(&dbs_lock);
 	thread_db = db;
 	return db;

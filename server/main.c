@@ -118,10 +118,10 @@ int main(int argc, char **argv)
 	}
 	/* the database must open read-only, at our schema version */
 	if (db_open(&db, o.db_path, DB_READ_ONLY))
-		return 1;
+		return 2;
 	if (db_exec(db, "SELECT COUNT(*) FROM runs", "cannot read database")) {
 		db_close(db);
-		return 1;
+		return 2;
 	}
 	db_close(db);
 	if (o.web_dir && !util_is_dir(o.web_dir)) {
