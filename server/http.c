@@ -219,6 +219,13 @@ int http_target_parse(struct api_target *out, struct api_reply *reply,
 		api_fail(reply, 400, "bad path: it must start with '/'");
 		goto fail;
 	}
+	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)target[i] <= ' ' || target[i] == 0x7f) {
+			api_fail(reply, 400,
+				 "bad path: a space or control byte");
+			goto fail;
+		}
+	}
 	for (size_t i = 1; i <= plen; i++) {
 		if (i < plen && target[i] != '/')
 			continue;
@@ -437,6 +444,7 @@ int http_host_allowed(const struct server_opts *o, const char *host)
 	char name[256];
 	size_t n;
 	const char *port;
+	int bracketed = host && host[0] == '[';
 
 	if (inet_pton(AF_INET, o->host, &a) != 1 ||
 	    (ntohl(a.s_addr) >> 24) != 127)
@@ -444,7 +452,7 @@ int http_host_allowed(const struct server_opts *o, const char *host)
 	/* HTTP/1.0 without Host: not a browser, which always sends it */
 	if (!host)
 		return 1;
-	if (host[0] == '[') {
+	if (bracketed) {
 		n = strcspn(host + 1, "]");
 		port = host + 1 + n;
 		if (*port++ != ']')
@@ -462,10 +470,11 @@ int http_host_allowed(const struct server_opts *o, const char *host)
 		return 0;
 	memcpy(name, host, n);
 	name[n] = '\0';
-	if (!strcasecmp(name, "localhost") || !strcmp(name, "::1"))
+	if (bracketed)
+		return !strcmp(name, "::1");
+	if (!strcasecmp(name, "localhost"))
 		return 1;
-	if (host[-1] != '[' && inet_pton(AF_INET, name, &a) == 1 &&
-	    (ntohl(a.s_addr) >> 24) == 127)
+	if (inet_pton(AF_INET, name, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127)
 		return 1;
 	for (size_t i = 0; i < o->nallow_host; i++)
 		if (!strcasecmp(name, o->allow_host[i]))
