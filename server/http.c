@@ -579,9 +579,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 int http_start(const struct server_opts *o, unsigned short *port_out)
 {
 	struct sockaddr_in sa = { 0 };
-	const union MHD_DaemonInfo *info;
-	struct sockaddr_in bound;
-	socklen_t blen = sizeof(bound);
 
 	opts = o;
 	if (o->web_dir) {
@@ -598,30 +595,30 @@ int http_start(const struct server_opts *o, unsigned short *port_out)
 			     o->host);
 	daemon_ = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-			MHD_USE_ERROR_LOG,
-		o->port, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
+			MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
+			MHD_USE_ITC,
+		0, NULL, NULL, handle, NULL, MHD_OPTION_THREAD_POOL_SIZE,
 		(unsigned int)o->threads, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)900, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned int)30, MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
 		MHD_OPTION_END);
 	if (!daemon_)
-		return error("cannot listen on '%s:%u': %s", o->host,
-			     (unsigned)o->port, strerror(errno));
-	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_LISTEN_FD);
-	if (info &&
-	    !getsockname(info->listen_fd, (struct sockaddr *)&bound, &blen))
-		*port_out = ntohs(bound.sin_port);
-	else
-		*port_out = o->port;
+		return error("cannot start the HTTP daemon: %s",
+			     strerror(errno));
+	/* the gate listens, and answers what libmicrohttpd would in HTML */
+	if (gate_start(daemon_, &sa, port_out)) {
+		MHD_stop_daemon(daemon_);
+		daemon_ = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void http_stop(void)
 {
+	gate_stop();
 	if (daemon_)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;

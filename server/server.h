@@ -151,6 +151,32 @@ void api_dispatch(struct api_reply *reply, const struct api_target *t,
 /* Drop every cache (burn-downs, parsed MAINTAINERS); at shutdown. */
 void api_cache_free(void);
 
+/* gate.c */
+
+struct MHD_Daemon;
+struct sockaddr_in;
+
+/*
+ * Check the head of a connection's first request, BUF (LEN bytes, what
+ * has come so far), for what libmicrohttpd would answer in HTML: the
+ * request line (HTTP/1.0 or 1.1, a method, a non-empty target), header
+ * lines (NAME: VALUE, at most 100), no body (Content-Length 0 only, no
+ * Transfer-Encoding), at most 64 KB in all.  Returns 0 if it may go on,
+ * 1 if the head is not complete yet, or -1 with REPLY filled.
+ */
+int gate_head_check(struct api_reply *reply, const char *buf, size_t len);
+
+/*
+ * Listen on SA (its port goes to *port_out) in a thread of its own that
+ * answers bad first request heads in JSON and hands every other
+ * connection to daemon D (started with MHD_USE_NO_LISTEN_SOCKET).
+ * Returns 0 or -1 (reported).
+ */
+int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
+	       unsigned short *port_out);
+/* Stop that thread and close the socket and pending connections. */
+void gate_stop(void);
+
 /* http.c */
 
 #define SERVER_MAX_ALLOW_HOST 16

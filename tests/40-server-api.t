@@ -338,6 +338,22 @@ t "Content-Length with Transfer-Encoding: one 400 in JSON, not two answers" \
 	raw_is 400
 raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4\r\n\r\nabcd"
 t "a GET with a body: one 400 in JSON" raw_is 400
+for r in "400 GET /api/health\r\n\r\n" "400 GET  HTTP/1.1\r\nHost: localhost\r\n\r\n" \
+	"505 GET /api/health HTTP/2.0\r\nHost: localhost\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999999\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\n X-Folded: v\r\n\r\n"; do
+	raw "${r#* }"
+	t "$(printf '%s' "${r#* }" | head -c 60 | tr '\r\n' '  '): one ${r%% *} in JSON" \
+		raw_is "${r%% *}"
+done
+big=$(head -c 300000 /dev/zero | tr '\0' a)
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big\r\n\r\n"
+t "300 KB of headers: one 431 in JSON" raw_is 431
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+[ "$(grep -ao 'HTTP/1.1 200 OK' "$tmp/raw" | wc -l)" = 2 ]
+ok $? "two pipelined requests: two answers"
 
 # DNS rebinding: on loopback only local names are served
 t "Host: evil.example: 421 JSON" err_is 421 /api/health "evil.example" \

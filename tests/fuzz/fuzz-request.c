@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for kwarn-server's request path, without a socket:
  * the input's first line is a request target, the rest a Host header.
- * The target is decoded (http_target_parse()), routed and its parameters
+ * The whole input is checked as a request head (gate_head_check()); the
+ * target is decoded (http_target_parse()), routed and its parameters
  * checked, and the endpoint run (api_dispatch()) on a small in-memory
  * database; the Host goes through http_host_allowed().  Every answer must
  * encode as JSON, and every error must carry its "error" message.
@@ -103,6 +104,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct api_reply reply = { .status = 200 };
 	struct api_target t;
 
+	/* the whole input as the head of a first request, for the gate */
+	if (gate_head_check(&reply, in, size) < 0) {
+		if (reply.status < 400)
+			__builtin_trap();
+		check_reply(&reply);
+	}
+	reply = (struct api_reply){ .status = 200 };
 	if (nl) {
 		char *host = xstrndup(nl + 1, size - tlen - 1);
 
