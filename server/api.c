@@ -308,6 +308,7 @@ struct cache_ent {
 	enum cache_kind kind;
 	long long key;
 	struct db_sig sig;
+	long long fp[4]; /* a burn-down's run_fingerprint() */
 	struct blob *blob, *gz;
 	struct maint *maint;
 	unsigned long used;
@@ -342,7 +343,9 @@ static struct cache_ent *cache_find(enum cache_kind kind, long long key,
 		if (e->kind != kind || e->key != key)
 			continue;
 		if (!sig_equal(&e->sig, sig)) {
-			ent_clear(e);
+			/* a burn-down may still hold: see run_fingerprint() */
+			if (kind != CACHE_BURNDOWN)
+				ent_clear(e);
 			return NULL;
 		}
 		e->used = ++cache_clock;
@@ -375,9 +378,12 @@ static struct cache_ent *cache_slot(enum cache_kind kind, long long key,
 
 static void census_cache_free(void);
 
+static void answers_free(void);
+
 void api_cache_free(void)
 {
 	census_cache_free();
+	answers_free();
 	pthread_mutex_lock(&cache_lock);
 	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
 		maint_free(cache[i].maint);
@@ -762,12 +768,41 @@ out:
 	return ret;
 }
 
+/*
+ * What a burn-down of run ID is made of, in four numbers: its commits,
+ * the sum of their subjects' and states' lengths, the sum of their
+ * newest build ids (a new build brings new states), and its newest boot.
+ * A write elsewhere (another run, a classification) changes none of
+ * them, and the burn-down is not built again for it.
+ */
+static int run_fingerprint(long long *fp, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (db_prepare(&st, db,
+		       "SELECT COUNT(*), TOTAL(length(c.subject)"
+		       " + length(c.apply_status)), TOTAL((SELECT MAX(b.id)"
+		       " FROM builds b WHERE b.commit_id = c.id)),"
+		       " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
+		       "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
+		       "  ON k.id = b.commit_id WHERE k.run_id = ?1)"
+		       " FROM commits c WHERE c.run_id = ?1"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	for (int i = 0; rc == SQLITE_ROW && i < 4; i++)
+		fp[i] = sqlite3_column_int64(st, i);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
 int api_burndown(struct api_reply *reply, const struct api_req *r)
 {
 	struct cache_ent *e;
 	struct db_sig sig;
 	json_t *arr = NULL;
-	long long id = 0;
+	long long id = 0, fp[4];
 	char *text;
 	int ex;
 
@@ -779,6 +814,24 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	if (e) {
 		reply->blob = blob_ref(e->blob);
 		reply->gz = e->gz ? blob_ref(e->gz) : NULL;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (reply->blob)
+		return 0;
+	if (run_fingerprint(fp, r->db, id))
+		return db_fail(reply, r->db);
+	/* the database changed, but maybe not this run */
+	pthread_mutex_lock(&cache_lock);
+	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
+		e = &cache[i];
+		if (e->kind == CACHE_BURNDOWN && e->key == id && e->blob &&
+		    !memcmp(e->fp, fp, sizeof(fp))) {
+			e->sig = sig;
+			e->used = ++cache_clock;
+			reply->blob = blob_ref(e->blob);
+			reply->gz = e->gz ? blob_ref(e->gz) : NULL;
+			break;
+		}
 	}
 	pthread_mutex_unlock(&cache_lock);
 	if (reply->blob)
@@ -797,6 +850,7 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	free(text);
 	pthread_mutex_lock(&cache_lock);
 	e = cache_slot(CACHE_BURNDOWN, id, &sig);
+	memcpy(e->fp, fp, sizeof(fp));
 	e->blob = blob_ref(reply->blob);
 	e->gz = reply->gz ? blob_ref(reply->gz) : NULL;
 	pthread_mutex_unlock(&cache_lock);
@@ -1953,12 +2007,144 @@ static int read_begin(struct api_reply *reply, sqlite3 *db)
 			version, db_schema_version());
 }
 
+/*
+ * Whole answers, by request, kept until the database changes: under load
+ * with a collector writing, each answer is built once per write, by the
+ * first request that finds it out of date, while the requests that come
+ * meanwhile get the previous one instead of all building it again.
+ */
+#define ANSWER_SLOTS 64
+#define ANSWER_MAX (8 << 20)
+
+struct answer {
+	char *key; /* the route's path and the query, NULL: free */
+	struct db_sig sig; /* the database when it was built */
+	struct blob *blob, *gz; /* NULL while the first one is built */
+	int building; /* a request is building a newer one */
+	unsigned long used;
+};
+
+static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct answer answers[ANSWER_SLOTS];
+static unsigned long answers_clock;
+
+/* T as a key: its segments and pairs, each with its length before it. */
+static char *answer_key(const struct api_target *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < t->nseg; i++)
+		strbuf_addf(&sb, "/%zu:%s", strlen(t->seg[i]), t->seg[i]);
+	for (size_t i = 0; i < t->nq; i++)
+		strbuf_addf(&sb, "&%zu:%s=%zu:%s", strlen(t->q[i].key),
+			    t->q[i].key, strlen(t->q[i].value), t->q[i].value);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* What answer_get() found. */
+enum { ANSWER_BUILD, ANSWER_CLAIMED, ANSWER_SERVED };
+
+/* Under answers_lock: KEY's slot, or NULL. */
+static struct answer *answer_find(const char *key)
+{
+	for (size_t i = 0; i < ANSWER_SLOTS; i++)
+		if (answers[i].key && !strcmp(answers[i].key, key))
+			return &answers[i];
+	return NULL;
+}
+
+/*
+ * Under answers_lock: put KEY's answer into REPLY when it is current, or
+ * out of date while another request builds it from a database it found
+ * at our schema version (ANSWER_SERVED); else claim the building of it
+ * (ANSWER_CLAIMED), or leave it to another that is checking the schema
+ * (ANSWER_BUILD: build, keep nothing).
+ */
+static int answer_get(struct api_reply *reply, const char *key,
+		      const struct db_sig *sig)
+{
+	struct answer *a = answer_find(key), *lru = &answers[0];
+
+	for (size_t i = 0; i < ANSWER_SLOTS; i++)
+		if (!answers[i].building && answers[i].used < lru->used)
+			lru = &answers[i];
+	if (a && a->blob && (sig_equal(&a->sig, sig) || a->building == 1)) {
+		a->used = ++answers_clock;
+		reply->blob = blob_ref(a->blob);
+		reply->gz = a->gz ? blob_ref(a->gz) : NULL;
+		return ANSWER_SERVED;
+	}
+	if (a && a->building)
+		return ANSWER_BUILD;
+	if (!a) {
+		if (lru->building)
+			return ANSWER_BUILD; /* every slot busy */
+		a = lru;
+		free(a->key);
+		blob_unref(a->blob);
+		blob_unref(a->gz);
+		memset(a, 0, sizeof(*a));
+		a->key = xstrdup(key);
+	}
+	a->building = 2; /* checking the schema: no stale answers yet */
+	a->used = ++answers_clock;
+	return ANSWER_CLAIMED;
+}
+
+/* The schema is ours: requests may have the old answer meanwhile. */
+static void answer_verified(const char *key)
+{
+	struct answer *a;
+
+	pthread_mutex_lock(&answers_lock);
+	a = answer_find(key);
+	if (a && a->building == 2)
+		a->building = 1;
+	pthread_mutex_unlock(&answers_lock);
+}
+
+/* Keep REPLY (a 200, else nothing) as KEY's answer built at SIG. */
+static void answer_put(struct api_reply *reply, const char *key,
+		       const struct db_sig *sig)
+{
+	char *text = NULL;
+	struct answer *a;
+
+	if (reply->status == 200 && !reply->blob && reply->json) {
+		text = json_dumps(reply->json, JSON_COMPACT);
+		if (text && strlen(text) <= ANSWER_MAX) {
+			reply->blob = blob_new(text, strlen(text));
+			reply->gz = blob_gzip(reply->blob);
+			json_decref(reply->json);
+			reply->json = NULL;
+		}
+		free(text);
+	}
+	pthread_mutex_lock(&answers_lock);
+	a = answer_find(key);
+	if (a && a->building) {
+		a->building = 0;
+		if (reply->status == 200 && reply->blob) {
+			blob_unref(a->blob);
+			blob_unref(a->gz);
+			a->blob = blob_ref(reply->blob);
+			a->gz = reply->gz ? blob_ref(reply->gz) : NULL;
+			a->sig = *sig;
+		}
+	}
+	pthread_mutex_unlock(&answers_lock);
+}
+
 void api_dispatch(struct api_reply *reply, const struct api_target *t,
 		  sqlite3 *(*db_of)(void))
 {
 	const char *args[API_MAX_SEGMENTS];
 	struct api_req r = { NULL, args, t };
 	const struct route *rt = route_match(args, t);
+	const char *file;
+	struct db_sig sig;
+	char *key = NULL;
+	int got;
 
 	if (!rt) {
 		api_fail(reply, 404, "no such endpoint");
@@ -1971,8 +2157,40 @@ void api_dispatch(struct api_reply *reply, const struct api_target *t,
 		api_fail(reply, 503, "database unavailable");
 		return;
 	}
-	if (read_begin(reply, r.db))
-		return;
-	rt->fn(reply, &r);
-	db_rollback(r.db);
+	/* the census keeps its own answers; an in-memory database none */
+	file = sqlite3_db_filename(r.db, "main");
+	if (rt->fn != api_commit_census && file && *file) {
+		key = answer_key(t);
+		db_signature(&sig, r.db);
+		pthread_mutex_lock(&answers_lock);
+		got = answer_get(reply, key, &sig);
+		pthread_mutex_unlock(&answers_lock);
+		if (got != ANSWER_CLAIMED) {
+			free(key);
+			key = NULL;
+		}
+		if (got == ANSWER_SERVED)
+			return;
+	}
+	if (!read_begin(reply, r.db)) {
+		if (key)
+			answer_verified(key);
+		rt->fn(reply, &r);
+		db_rollback(r.db);
+	}
+	if (key)
+		answer_put(reply, key, &sig);
+	free(key);
+}
+
+static void answers_free(void)
+{
+	pthread_mutex_lock(&answers_lock);
+	for (size_t i = 0; i < ANSWER_SLOTS; i++) {
+		free(answers[i].key);
+		blob_unref(answers[i].blob);
+		blob_unref(answers[i].gz);
+		memset(&answers[i], 0, sizeof(answers[i]));
+	}
+	pthread_mutex_unlock(&answers_lock);
 }
