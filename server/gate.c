@@ -117,8 +117,8 @@ static int header_is(const char *h, size_t n, const char *name)
 
 int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 {
-	size_t pos, n, lines = 0;
-	int te = 0;
+	size_t pos, n, rl, lines = 0;
+	int te = 0, host = 0, v11;
 
 	/* the head ends at the first empty line */
 	for (pos = 0;; pos += n + 1) {
@@ -132,8 +132,10 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 	}
 	len = pos;
 	n = line_len(buf, len);
-	if (check_request_line(reply, buf, n && buf[n - 1] == '\r' ? n - 1 : n))
+	rl = n && buf[n - 1] == '\r' ? n - 1 : n;
+	if (check_request_line(reply, buf, rl))
 		return -1;
+	v11 = !memcmp(buf + rl - 8, "HTTP/1.1", 8);
 	for (pos = n + 1; pos < len; pos += n + 1) {
 		const char *h = buf + pos, *colon;
 		size_t hl;
@@ -151,6 +153,8 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 					"bad header line: want NAME: VALUE");
 		if (header_is(h, hl, "Transfer-Encoding"))
 			te = 1;
+		if (header_is(h, hl, "Host"))
+			host++;
 		if (header_is(h, hl, "Content-Length")) {
 			const char *v = colon + 1, *end = h + hl;
 
@@ -168,6 +172,9 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 		return api_fail(reply, 400,
 				"a GET or HEAD takes no body"
 				" (Transfer-Encoding refused)");
+	if (host > 1 || (v11 && !host))
+		return api_fail(reply, 400,
+				"an HTTP/1.1 request takes one Host header");
 	return 0;
 more:
 	if (len >= GATE_MAX_HEAD)

@@ -160,9 +160,10 @@ struct sockaddr_in;
  * Check the head of a connection's first request, BUF (LEN bytes, what
  * has come so far), for what libmicrohttpd would answer in HTML: the
  * request line (HTTP/1.0 or 1.1, a method, a non-empty target), header
- * lines (NAME: VALUE, at most 100), no body (Content-Length 0 only, no
- * Transfer-Encoding), at most 64 KB in all.  Returns 0 if it may go on,
- * 1 if the head is not complete yet, or -1 with REPLY filled.
+ * lines (NAME: VALUE, at most 100), one Host in HTTP/1.1, no body
+ * (Content-Length 0 only, no Transfer-Encoding), at most 64 KB in all.
+ * Returns 0 if it may go on, 1 if the head is not complete yet, or -1
+ * with REPLY filled.
  */
 int gate_head_check(struct api_reply *reply, const char *buf, size_t len);
 

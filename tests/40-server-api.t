@@ -343,7 +343,8 @@ for r in "400 GET /api/health\r\n\r\n" "400 GET  HTTP/1.1\r\nHost: localhost\r\n
 	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n" \
 	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n" \
 	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999999\r\n\r\n" \
-	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\n X-Folded: v\r\n\r\n"; do
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\n X-Folded: v\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nX-No-Host: 1\r\n\r\n"; do
 	raw "${r#* }"
 	t "$(printf '%s' "${r#* }" | head -c 60 | tr '\r\n' '  '): one ${r%% *} in JSON" \
 		raw_is "${r%% *}"
