@@ -2014,7 +2014,7 @@ static int read_begin(struct api_reply *reply, sqlite3 *db)
  * meanwhile get the previous one instead of all building it again.
  */
 #define ANSWER_SLOTS 64
-#define ANSWER_MAX (8 << 20)
+#define ANSWER_MAX (512 << 10) /* 64 of them stay well within 100 MB */
 
 struct answer {
 	char *key; /* the route's path and the query, NULL: free */

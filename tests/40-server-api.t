@@ -64,6 +64,18 @@ ok $? "corrupt database: message naming it, exit $rc"
 rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "bad.db" "$tmp/out"
 ok $? "database with a SQLite header and garbage: refused, exit $rc"
+mkdir "$tmp/dir.db"
+"$KWARN_SERVER" --db "$tmp/dir.db" -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] && grep -q "directory" "$tmp/out"
+ok $? "--db a directory: one line saying so, exit $rc"
+sqlite3 "$tmp/foreign.db" "CREATE TABLE t(a); INSERT INTO t VALUES (1)"
+cp "$tmp/foreign.db" "$tmp/foreign.orig"
+"$KWARN_SERVER" --db "$tmp/foreign.db" -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
+	grep -q "another program" "$tmp/out" && cmp -s "$tmp/foreign.db" "$tmp/foreign.orig"
+ok $? "--db another program's SQLite file: one line, exit $rc, unchanged"
 "$KWARN_SERVER" --db "$DB" --listen 127.0.0.1:99999 -n >"$tmp/out" 2>&1
 [ $? -ne 0 ] && grep -q "port" "$tmp/out"
 ok $? "bad --listen port refused"
