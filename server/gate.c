@@ -222,9 +222,9 @@ static void slot_close(struct gate_slot *s)
 static void hand_over(int fd, const struct sockaddr_storage *addr,
 		      socklen_t alen)
 {
-	if (MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
-			       alen) != MHD_YES)
-		close(fd); /* MHD closes it on most failures: harmless */
+	/* on failure (its connection limit) MHD has closed FD itself */
+	(void)MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
+				 alen);
 }
 
 static void on_data(struct gate_slot *s)
