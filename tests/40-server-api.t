@@ -326,7 +326,7 @@ raw() { # REQUEST (printf format) into $tmp/raw, until the server closes
 		trap '' PIPE # it may answer and close before all is sent
 		exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
 		printf "$1" >&3 2>/dev/null
-		timeout 10 cat <&3 >"$tmp/raw"
+		timeout 15 cat <&3 >"$tmp/raw"
 	)
 }
 raw_is() { # STATUS: one status line, STATUS, a JSON error body
@@ -364,6 +364,10 @@ done
 big=$(head -c 300000 /dev/zero | tr '\0' a)
 raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big\r\n\r\n"
 t "300 KB of headers: one 431 in JSON" raw_is 431
+start=$(date +%s)
+raw "GET /api/health HTTP/1.1\r\nHost: local"
+t "a request head that never ends: one 408 in JSON after $(($(date +%s) - start)) s" \
+	raw_is 408
 raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
 [ "$(grep -ao 'HTTP/1.1 200 OK' "$tmp/raw" | wc -l)" = 2 ]
 ok $? "two pipelined requests: two answers"
