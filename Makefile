@@ -101,6 +101,21 @@ $(B)/fuzz-parse: $(FUZZ_SRC)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ilib \
 		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lcrypto
 
+# The request-path fuzzer: the library built again with clang, for
+# coverage and sanitizers, run on an in-memory database.
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ischema -Icollector \
+	-Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+	-fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LIB_OBJ = $(patsubst $(B)/%,$(B)/fuzz/%,$(LIB_OBJ))
+$(B)/fuzz/schema/migrations.o: $(B)/schema/migrations.c
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(B)/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/fuzz-request: tests/fuzz/fuzz-request.c $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
 deps:
 	scripts/install-deps
 
@@ -114,6 +129,11 @@ fuzz: $(B)/fuzz-parse
 	mkdir -p $(B)/fuzz-corpus
 	$(B)/fuzz-parse -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
 		$(B)/fuzz-corpus tests/data/parse
+
+fuzz-request: $(B)/fuzz-request
+	mkdir -p $(B)/fuzz-request-corpus
+	$(B)/fuzz-request -max_total_time=$${FUZZ_SECONDS:-600} -max_len=4096 \
+		$(B)/fuzz-request-corpus tests/data/fuzz-request
 
 bench: deps all
 	bench/run
@@ -144,7 +164,7 @@ install: all
 clean:
 	rm -rf $(B) bin
 
-.PHONY: all deps unit check fuzz bench eval demo style-check install clean
+.PHONY: all deps unit check fuzz fuzz-request bench eval demo style-check install clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -511,6 +511,9 @@ void bw_diag(struct build_writer *w, long long object_id, const struct diag *d)
 	if (object_id == -1)
 		object_id = object_of(w, d);
 	ident = identity_of(w, d);
+	/* reported there: a row without them would only add a follow-on */
+	if (w->failed)
+		return;
 	db_bind_int(st, 1, w->build_id, 0);
 	db_bind_int(st, 2, object_id, 1);
 	db_bind_int(st, 3, ident, 1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -120,6 +121,70 @@ static int user_version(int *out, sqlite3 *db)
 	return ret;
 }
 
+/*
+ * 1 if DB holds tables although its user_version is 0: an SQLite file of
+ * some other program, which kwarn must neither migrate nor read.  0 if
+ * not, -1 on error.
+ */
+static int is_foreign(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM sqlite_schema WHERE name NOT LIKE"
+			       " 'sqlite_%' LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* 1 if PATH's "-wal" file exists, else 0. */
+static int has_wal(const char *path)
+{
+	char wal[PATH_MAX];
+	struct stat st;
+
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	return !stat(wal, &st);
+}
+
+/*
+ * Open PATH read-only and immutable: no locks, no -shm or -wal.  Only
+ * for a database that nothing has open (no -wal file) and whose -shm we
+ * cannot create; db_is_stale() says when a writer appears.
+ */
+static int open_immutable(sqlite3 **out, const char *path)
+{
+	struct strbuf uri = STRBUF_INIT;
+	int rc;
+
+	strbuf_addstr(&uri, "file:");
+	for (const char *p = path; *p; p++) {
+		if (strchr("?#%", *p) || (unsigned char)*p < 0x20)
+			strbuf_addf(&uri, "%%%02X", (unsigned char)*p);
+		else
+			strbuf_addch(&uri, *p);
+	}
+	strbuf_addstr(&uri, "?immutable=1");
+	rc = sqlite3_open_v2(uri.buf, out,
+			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+				     SQLITE_OPEN_URI,
+			     NULL);
+	strbuf_release(&uri);
+	return rc;
+}
+
+int db_is_stale(sqlite3 *db)
+{
+	const char *file = sqlite3_db_filename(db, "main");
+
+	return file && sqlite3_uri_boolean(file, "immutable", 0) &&
+	       has_wal(file);
+}
+
 static int migrate(sqlite3 *db, const char *path, int have)
 {
 	for (size_t i = 0; i < migrations_count; i++) {
@@ -142,6 +207,41 @@ static int migrate(sqlite3 *db, const char *path, int have)
 	return 0;
 }
 
+/* Past this many pages after a commit the WAL is checkpointed whole. */
+#define WAL_CHECKPOINT_PAGES 1000
+
+static int wal_hook(void *cls, sqlite3 *db, const char *name, int pages)
+{
+	/*
+	 * TRUNCATE, not the default PASSIVE: a passive checkpoint never
+	 * restarts the WAL while readers keep coming, so under a busy
+	 * server it grows without bound.  This one waits (the busy
+	 * timeout) for the readers of the old snapshot, which the server
+	 * keeps to one request each; readers arriving meanwhile read the
+	 * main file and do not hold it up.  Failing is harmless: the
+	 * next commit tries again.
+	 */
+	if (pages >= WAL_CHECKPOINT_PAGES)
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE,
+					  NULL, NULL);
+	return SQLITE_OK;
+}
+
+/*
+ * A writer's WAL: checkpointed whole past WAL_CHECKPOINT_PAGES, cut
+ * back to 4 MB when reset, and left in place at close with its -shm
+ * (emptied), so that readers that may not create them, like a server of
+ * another user, can still open the database.
+ */
+static void keep_wal_bounded(sqlite3 *db)
+{
+	int on = 1;
+
+	sqlite3_wal_hook(db, wal_hook, NULL);
+	db_exec(db, "PRAGMA journal_size_limit = 4194304", "pragma");
+	sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+}
+
 int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 {
 	sqlite3 *db = NULL;
@@ -149,6 +249,8 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	struct stat st;
 
 	*out = NULL;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return error("'%s' is a directory, not a kwarn database", path);
 	if (mode == DB_READ_ONLY && stat(path, &st))
 		return error("cannot open database '%s': %s", path,
 			     strerror(errno));
@@ -164,6 +266,27 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	sqlite3_busy_timeout(db, 10000);
 	sqlite3_extended_result_codes(db, 1);
 	rc = user_version(&have, db);
+	/*
+	 * A reader that may not create the -shm file (a database of
+	 * another user, a read-only file system) cannot read a WAL database
+	 * that nothing has open, since the collector removed its -wal and
+	 * -shm.  Without a -wal everything is in the main file, and an
+	 * immutable open reads it safely until a writer comes back.
+	 */
+	if (rc < 0 && mode == DB_READ_ONLY && !has_wal(path) &&
+	    ((sqlite3_errcode(db) & 0xff) == SQLITE_READONLY ||
+	     (sqlite3_errcode(db) & 0xff) == SQLITE_CANTOPEN)) {
+		sqlite3_close(db);
+		db = NULL;
+		rc = open_immutable(&db, path);
+		if (rc != SQLITE_OK) {
+			error("cannot open database '%s': %s", path,
+			      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+			goto fail;
+		}
+		sqlite3_extended_result_codes(db, 1);
+		rc = user_version(&have, db);
+	}
 	if (rc == 1) {
 		error("'%s' is not a kwarn database (not SQLite)", path);
 		goto fail;
@@ -176,6 +299,17 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	if (rc) {
 		error("'%s' is not a usable kwarn database: %s", path,
 		      sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (!have && (rc = is_foreign(db)) != 0) {
+		if (rc < 0)
+			error("'%s' is not a usable kwarn database: %s", path,
+			      sqlite3_errmsg(db));
+		else
+			error("'%s' is an SQLite database of another program"
+			      " (tables of its own, user_version 0), not"
+			      " kwarn's: left as it is",
+			      path);
 		goto fail;
 	}
 	if (have > db_schema_version()) {
@@ -195,6 +329,7 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 		    migrate(db, path, have))
 			goto fail;
 		db_exec(db, "PRAGMA synchronous = NORMAL", "pragma");
+		keep_wal_bounded(db);
 		/* a build's rows land in one transaction: 16 MB of page
 		   cache keeps it from spilling into the WAL midway */
 		db_exec(db, "PRAGMA cache_size = -16000", "pragma");

@@ -18,11 +18,24 @@ enum db_mode {
 
 /*
  * Open PATH into *out with WAL, foreign keys and a busy timeout.  Refuses
- * a file that is not SQLite, and a database whose user_version is newer
- * than this program knows.  Returns 0, or -1 with one error reported and
- * *out left NULL.
+ * a directory, a file that is not SQLite, an SQLite file of another
+ * program (tables of its own at user_version 0: left unchanged), and a
+ * database whose user_version is newer than this program knows.
+ * Returns 0, or -1 with one error reported and *out left NULL.
+ *
+ * DB_READ_WRITE keeps the WAL bounded (whole checkpoints, a size limit)
+ * and leaves the -wal and -shm files at close for readers.  DB_READ_ONLY
+ * writes nothing; when it may not create the -shm and no -wal exists
+ * (nothing has the database open), it opens the file immutable: see
+ * db_is_stale().
  */
 int db_open(sqlite3 **out, const char *path, enum db_mode mode);
+
+/*
+ * 1 if DB was opened immutable by db_open() and a -wal file has since
+ * appeared (a writer came): close it and open again.  Else 0.
+ */
+int db_is_stale(sqlite3 *db);
 
 /* Close DB; NULL is fine. */
 void db_close(sqlite3 *db);

@@ -9,6 +9,7 @@
  * commits.id, else by a sha prefix of at least 7 characters; when several
  * runs hold it, the newest wins unless ?run= says which.
  */
+#include <assert.h>
 #include <errno.h>
 #include <glob.h>
 #include <pthread.h>
@@ -30,6 +31,8 @@
 
 #define DEFAULT_LIMIT 100
 #define MAX_LIMIT 1000
+#define MAX_OFFSET 1000000000
+#define MAX_CONTEXT 200
 #define MAX_REF 255
 #define MAX_BOOT_LOG (64 << 20)
 
@@ -87,6 +90,8 @@ struct blob *blob_gzip(const struct blob *b)
 
 /* helpers */
 
+static json_t *jstr(const char *s);
+
 int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 {
 	char msg[512];
@@ -97,7 +102,7 @@ int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 	va_end(ap);
 	json_decref(reply->json);
 	reply->json = json_object();
-	json_object_set_new(reply->json, "error", json_string(msg));
+	json_object_set_new(reply->json, "error", jstr(msg));
 	json_object_set_new(reply->json, "status", json_integer(status));
 	reply->status = status;
 	return -1;
@@ -110,12 +115,48 @@ static int db_fail(struct api_reply *reply, sqlite3 *db)
 	return api_fail(reply, 503, "database query failed");
 }
 
+/*
+ * The length of the UTF-8 sequence at S (N bytes left), or 0 if none
+ * starts there: no overlong forms, surrogates or code points above
+ * U+10FFFF, which jansson refuses too.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	static const struct {
+		unsigned char lo, hi; /* the lead byte */
+		unsigned char lo2, hi2; /* the second byte */
+		size_t len;
+	} forms[] = {
+		{ 0x01, 0x7f, 0, 0, 1 },       { 0xc2, 0xdf, 0x80, 0xbf, 2 },
+		{ 0xe0, 0xe0, 0xa0, 0xbf, 3 }, { 0xe1, 0xec, 0x80, 0xbf, 3 },
+		{ 0xed, 0xed, 0x80, 0x9f, 3 }, { 0xee, 0xef, 0x80, 0xbf, 3 },
+		{ 0xf0, 0xf0, 0x90, 0xbf, 4 }, { 0xf1, 0xf3, 0x80, 0xbf, 4 },
+		{ 0xf4, 0xf4, 0x80, 0x8f, 4 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		size_t len = forms[i].len;
+
+		if (s[0] < forms[i].lo || s[0] > forms[i].hi)
+			continue;
+		if (len == 1)
+			return 1;
+		if (n < len || s[1] < forms[i].lo2 || s[1] > forms[i].hi2)
+			return 0;
+		for (size_t k = 2; k < len; k++)
+			if ((s[k] & 0xc0) != 0x80)
+				return 0;
+		return len;
+	}
+	return 0;
+}
+
 /* A JSON string of S, with bytes that are not UTF-8 replaced by '?'. */
 static json_t *jstr(const char *s)
 {
 	json_t *j;
 	char *copy;
-	size_t i, len;
+	size_t i, len, n;
 
 	if (!s)
 		return json_null();
@@ -124,23 +165,10 @@ static json_t *jstr(const char *s)
 		return j;
 	len = strlen(s);
 	copy = xstrdup(s);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)copy[i];
-		size_t n = c < 0x80	  ? 0 :
-			   (c >> 5) == 6  ? 1 :
-			   (c >> 4) == 14 ? 2 :
-			   (c >> 3) == 30 ? 3 :
-					    9;
-		size_t k;
-
-		for (k = 1; n != 9 && k <= n; k++)
-			if (i + k >= len ||
-			    ((unsigned char)copy[i + k] >> 6) != 2)
-				n = 9;
-		if (n == 9)
+	for (i = 0; i < len; i += n ? n : 1) {
+		n = utf8_seq((const unsigned char *)copy + i, len - i);
+		if (!n)
 			copy[i] = '?';
-		else
-			i += n;
 	}
 	j = json_string(copy);
 	free(copy);
@@ -190,13 +218,35 @@ static void set_cols(json_t *o, sqlite3_stmt *st, int first, const char *spec)
 	}
 }
 
+#define MAX_ID 0x7fffffffffffLL
+
+/*
+ * The one rule for an integer of the request, in the path or the query:
+ * decimal digits only (no sign, space or leading zero), from MIN to MAX.
+ * Returns 0 with *out set, or -1.
+ */
+static int parse_int(long long *out, const char *s, long long min,
+		     long long max)
+{
+	size_t n = strspn(s, "0123456789");
+	long long v;
+
+	if (!n || s[n] || n > 15 || (s[0] == '0' && n > 1))
+		return -1;
+	v = strtoll(s, NULL, 10);
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* A positive id from path or query value S named NAME, or 400. */
 static int parse_id(long long *out, struct api_reply *reply, const char *name,
 		    const char *s)
 {
-	long v;
+	long long v;
 
-	if (util_parse_long(&v, s, 1, 0x7fffffffffffL))
+	if (parse_int(&v, s, 1, MAX_ID))
 		return api_fail(reply, 400,
 				"bad parameter '%s': want a"
 				" positive integer",
@@ -210,18 +260,11 @@ static int parse_page(long *limit, long *offset, struct api_reply *reply,
 		      const struct api_req *r)
 {
 	const char *l = api_arg(r, "limit"), *o = api_arg(r, "offset");
+	long long v;
 
-	*limit = DEFAULT_LIMIT;
-	*offset = 0;
-	if (l && util_parse_long(limit, l, 1, MAX_LIMIT))
-		return api_fail(reply, 400,
-				"bad parameter 'limit': want 1 to"
-				" %d",
-				MAX_LIMIT);
-	if (o && util_parse_long(offset, o, 0, 1000000000L))
-		return api_fail(reply, 400,
-				"bad parameter 'offset': want 0 to"
-				" 1000000000");
+	/* api_dispatch() checked them against params[] */
+	*limit = l && !parse_int(&v, l, 1, MAX_LIMIT) ? (long)v : DEFAULT_LIMIT;
+	*offset = o && !parse_int(&v, o, 0, MAX_OFFSET) ? (long)v : 0;
 	return 0;
 }
 
@@ -266,6 +309,7 @@ struct cache_ent {
 	enum cache_kind kind;
 	long long key;
 	struct db_sig sig;
+	long long fp[4]; /* a burn-down's run_fingerprint() */
 	struct blob *blob, *gz;
 	struct maint *maint;
 	unsigned long used;
@@ -300,7 +344,9 @@ static struct cache_ent *cache_find(enum cache_kind kind, long long key,
 		if (e->kind != kind || e->key != key)
 			continue;
 		if (!sig_equal(&e->sig, sig)) {
-			ent_clear(e);
+			/* a burn-down may still hold: see run_fingerprint() */
+			if (kind != CACHE_BURNDOWN)
+				ent_clear(e);
 			return NULL;
 		}
 		e->used = ++cache_clock;
@@ -333,9 +379,12 @@ static struct cache_ent *cache_slot(enum cache_kind kind, long long key,
 
 static void census_cache_free(void);
 
+static void answers_free(void);
+
 void api_cache_free(void)
 {
 	census_cache_free();
+	answers_free();
 	pthread_mutex_lock(&cache_lock);
 	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
 		maint_free(cache[i].maint);
@@ -720,12 +769,41 @@ out:
 	return ret;
 }
 
+/*
+ * What a burn-down of run ID is made of, in four numbers: its commits,
+ * the sum of their subjects' and states' lengths, the sum of their
+ * newest build ids (a new build brings new states), and its newest boot.
+ * A write elsewhere (another run, a classification) changes none of
+ * them, and the burn-down is not built again for it.
+ */
+static int run_fingerprint(long long *fp, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (db_prepare(&st, db,
+		       "SELECT COUNT(*), TOTAL(length(c.subject)"
+		       " + length(c.apply_status)), TOTAL((SELECT MAX(b.id)"
+		       " FROM builds b WHERE b.commit_id = c.id)),"
+		       " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
+		       "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
+		       "  ON k.id = b.commit_id WHERE k.run_id = ?1)"
+		       " FROM commits c WHERE c.run_id = ?1"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	for (int i = 0; rc == SQLITE_ROW && i < 4; i++)
+		fp[i] = sqlite3_column_int64(st, i);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
 int api_burndown(struct api_reply *reply, const struct api_req *r)
 {
 	struct cache_ent *e;
 	struct db_sig sig;
 	json_t *arr = NULL;
-	long long id = 0;
+	long long id = 0, fp[4];
 	char *text;
 	int ex;
 
@@ -737,6 +815,24 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	if (e) {
 		reply->blob = blob_ref(e->blob);
 		reply->gz = e->gz ? blob_ref(e->gz) : NULL;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (reply->blob)
+		return 0;
+	if (run_fingerprint(fp, r->db, id))
+		return db_fail(reply, r->db);
+	/* the database changed, but maybe not this run */
+	pthread_mutex_lock(&cache_lock);
+	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
+		e = &cache[i];
+		if (e->kind == CACHE_BURNDOWN && e->key == id && e->blob &&
+		    !memcmp(e->fp, fp, sizeof(fp))) {
+			e->sig = sig;
+			e->used = ++cache_clock;
+			reply->blob = blob_ref(e->blob);
+			reply->gz = e->gz ? blob_ref(e->gz) : NULL;
+			break;
+		}
 	}
 	pthread_mutex_unlock(&cache_lock);
 	if (reply->blob)
@@ -755,6 +851,7 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	free(text);
 	pthread_mutex_lock(&cache_lock);
 	e = cache_slot(CACHE_BURNDOWN, id, &sig);
+	memcpy(e->fp, fp, sizeof(fp));
 	e->blob = blob_ref(reply->blob);
 	e->gz = reply->gz ? blob_ref(reply->gz) : NULL;
 	pthread_mutex_unlock(&cache_lock);
@@ -1448,10 +1545,10 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	json_t *lines;
 	int rc, ret = -1;
 
-	if (ctx && util_parse_long(&context, ctx, 0, 200))
-		return api_fail(reply, 400,
-				"bad parameter 'context': want 0"
-				" to 200");
+	long long v;
+
+	if (ctx && !parse_int(&v, ctx, 0, MAX_CONTEXT))
+		context = (long)v;
 	if (strlen(ident) > 128)
 		return api_fail(reply, 400, "bad warning identity");
 	if (api_arg(r, "commit") || api_arg(r, "run")) {
@@ -1727,4 +1824,356 @@ out:
 	free(prefix);
 	point_release(&p);
 	return ret;
+}
+
+/* the request path: routes and their parameters */
+
+/* How a query parameter's value is checked, whatever the route. */
+static const struct param_rule {
+	const char *name;
+	long long min, max; /* integer range; for text, length */
+	int is_text;
+	const char *one_of; /* text: ',' around each allowed value */
+	const char *want; /* said in the 400 */
+} params[] = {
+	{ "run", 1, MAX_ID, 0, NULL, "a positive integer" },
+	{ "limit", 1, MAX_LIMIT, 0, NULL, "1 to 1000" },
+	{ "offset", 0, MAX_OFFSET, 0, NULL, "0 to 1000000000" },
+	{ "context", 0, MAX_CONTEXT, 0, NULL, "0 to 200" },
+	{ "commit", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
+	{ "file", 1, 4096, 1, NULL, "a file of the tree" },
+	{ "function", 1, 4096, 1, NULL, "a function name" },
+	{ "option", 1, 128, 1, NULL, "a warning option" },
+	{ "subsystem", 1, 1024, 1, NULL, "a MAINTAINERS entry" },
+	{ "path", 1, 1024, 1, NULL, "a directory or file of the tree" },
+	{ "state", 1, 16, 1, ",new,present,fixed,not_built,",
+	  "new, present, fixed or not_built" },
+};
+
+static const struct route {
+	const char *pattern; /* "*" is one path parameter */
+	int (*fn)(struct api_reply *reply, const struct api_req *r);
+	const char *params; /* query parameters allowed, ' ' between */
+} routes[] = {
+	{ "/api/health", api_health, "" },
+	{ "/api/trees", api_trees, "" },
+	{ "/api/runs", api_runs, "" },
+	{ "/api/runs/*", api_run, "" },
+	{ "/api/runs/*/burndown", api_burndown, "" },
+	{ "/api/commits/*/warnings", api_commit_warnings,
+	  "run state limit offset" },
+	{ "/api/commits/*/census", api_commit_census, "run path" },
+	{ "/api/warnings", api_warnings,
+	  "run commit file function option subsystem state limit offset" },
+	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
+	{ "/api/subsystems", api_subsystems, "run commit" },
+	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
+	  "run commit state limit offset" },
+	{ "/api/builds/*/boot", api_boot, "" },
+};
+
+const char *api_arg(const struct api_req *r, const char *name)
+{
+	for (size_t i = 0; i < r->t->nq; i++)
+		if (!strcmp(r->t->q[i].key, name))
+			return r->t->q[i].value;
+	return NULL;
+}
+
+/* 1 if WORD is one of the words of LIST (separated by SEP), else 0. */
+static int word_in(const char *list, const char *word, char sep)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, (char[]){ sep, 0 });
+
+		if (l == n && n && !memcmp(p, word, n))
+			return 1;
+		p += l;
+		while (*p == sep)
+			p++;
+	}
+	return 0;
+}
+
+/* The route T's path names, its path parameters into ARGS; or NULL. */
+static const struct route *route_match(const char **args,
+				       const struct api_target *t)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(routes); i++) {
+		const char *p = routes[i].pattern + 1;
+		size_t k = 0, nargs = 0;
+
+		for (; k < t->nseg && *p; k++) {
+			size_t l = strcspn(p, "/");
+
+			if (l == 1 && *p == '*') {
+				if (!*t->seg[k])
+					break;
+				args[nargs++] = t->seg[k];
+			} else if (strlen(t->seg[k]) != l ||
+				   strncmp(t->seg[k], p, l)) {
+				break;
+			}
+			p += l;
+			if (*p == '/')
+				p++;
+		}
+		if (k == t->nseg && !*p)
+			return &routes[i];
+	}
+	return NULL;
+}
+
+/* Check T's query against RT's list and params[]: 0, or 400. */
+static int params_check(struct api_reply *reply, const struct route *rt,
+			const struct api_target *t)
+{
+	for (size_t i = 0; i < t->nq; i++) {
+		const char *key = t->q[i].key, *v = t->q[i].value;
+		const struct param_rule *pr = NULL;
+		long long n;
+
+		if (!word_in(rt->params, key, ' '))
+			return api_fail(reply, 400, "unknown parameter '%s'",
+					*key ? key : "(empty)");
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(t->q[k].key, key))
+				return api_fail(reply, 400,
+						"parameter '%s' given twice",
+						key);
+		for (size_t k = 0; !pr && k < ARRAY_SIZE(params); k++)
+			if (!strcmp(params[k].name, key))
+				pr = &params[k];
+		assert(pr);
+		if (!*v)
+			return api_fail(reply, 400,
+					"bad parameter '%s': empty, want %s",
+					key, pr->want);
+		if (pr->is_text ? (long long)strlen(v) > pr->max ||
+					  (pr->one_of &&
+					   !word_in(pr->one_of, v, ',')) :
+				  parse_int(&n, v, pr->min, pr->max) != 0)
+			return api_fail(reply, 400,
+					"bad parameter '%s': want %s", key,
+					pr->want);
+	}
+	return 0;
+}
+
+/*
+ * Start the request's read transaction on DB, at our schema version:
+ * one snapshot for the whole answer, and one answer from every thread
+ * when the schema changes under us.  0, or -1 with REPLY set to a 503.
+ */
+static int read_begin(struct api_reply *reply, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int version = -1;
+
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(reply, db);
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version == db_schema_version())
+		return 0;
+	db_rollback(db);
+	if (version < 0)
+		return db_fail(reply, db);
+	return api_fail(reply, 503,
+			"the database is at schema version %d, this server"
+			" reads version %d: restart kwarn-server",
+			version, db_schema_version());
+}
+
+/*
+ * Whole answers, by request, kept until the database changes: under load
+ * with a collector writing, each answer is built once per write, by the
+ * first request that finds it out of date, while the requests that come
+ * meanwhile get the previous one instead of all building it again.
+ */
+#define ANSWER_SLOTS 64
+#define ANSWER_MAX (512 << 10) /* 64 of them stay well within 100 MB */
+
+struct answer {
+	char *key; /* the route's path and the query, NULL: free */
+	struct db_sig sig; /* the database when it was built */
+	struct blob *blob, *gz; /* NULL while the first one is built */
+	int building; /* a request is building a newer one */
+	unsigned long used;
+};
+
+static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct answer answers[ANSWER_SLOTS];
+static unsigned long answers_clock;
+
+/* T as a key: its segments and pairs, each with its length before it. */
+static char *answer_key(const struct api_target *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < t->nseg; i++)
+		strbuf_addf(&sb, "/%zu:%s", strlen(t->seg[i]), t->seg[i]);
+	for (size_t i = 0; i < t->nq; i++)
+		strbuf_addf(&sb, "&%zu:%s=%zu:%s", strlen(t->q[i].key),
+			    t->q[i].key, strlen(t->q[i].value), t->q[i].value);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* What answer_get() found. */
+enum { ANSWER_BUILD, ANSWER_CLAIMED, ANSWER_SERVED };
+
+/* Under answers_lock: KEY's slot, or NULL. */
+static struct answer *answer_find(const char *key)
+{
+	for (size_t i = 0; i < ANSWER_SLOTS; i++)
+		if (answers[i].key && !strcmp(answers[i].key, key))
+			return &answers[i];
+	return NULL;
+}
+
+/*
+ * Under answers_lock: put KEY's answer into REPLY when it is current, or
+ * out of date while another request builds it from a database it found
+ * at our schema version (ANSWER_SERVED); else claim the building of it
+ * (ANSWER_CLAIMED), or leave it to another that is checking the schema
+ * (ANSWER_BUILD: build, keep nothing).
+ */
+static int answer_get(struct api_reply *reply, const char *key,
+		      const struct db_sig *sig)
+{
+	struct answer *a = answer_find(key), *lru = &answers[0];
+
+	for (size_t i = 0; i < ANSWER_SLOTS; i++)
+		if (!answers[i].building && answers[i].used < lru->used)
+			lru = &answers[i];
+	if (a && a->blob && (sig_equal(&a->sig, sig) || a->building == 1)) {
+		a->used = ++answers_clock;
+		reply->blob = blob_ref(a->blob);
+		reply->gz = a->gz ? blob_ref(a->gz) : NULL;
+		return ANSWER_SERVED;
+	}
+	if (a && a->building)
+		return ANSWER_BUILD;
+	if (!a) {
+		if (lru->building)
+			return ANSWER_BUILD; /* every slot busy */
+		a = lru;
+		free(a->key);
+		blob_unref(a->blob);
+		blob_unref(a->gz);
+		memset(a, 0, sizeof(*a));
+		a->key = xstrdup(key);
+	}
+	a->building = 2; /* checking the schema: no stale answers yet */
+	a->used = ++answers_clock;
+	return ANSWER_CLAIMED;
+}
+
+/* The schema is ours: requests may have the old answer meanwhile. */
+static void answer_verified(const char *key)
+{
+	struct answer *a;
+
+	pthread_mutex_lock(&answers_lock);
+	a = answer_find(key);
+	if (a && a->building == 2)
+		a->building = 1;
+	pthread_mutex_unlock(&answers_lock);
+}
+
+/* Keep REPLY (a 200, else nothing) as KEY's answer built at SIG. */
+static void answer_put(struct api_reply *reply, const char *key,
+		       const struct db_sig *sig)
+{
+	char *text = NULL;
+	struct answer *a;
+
+	if (reply->status == 200 && !reply->blob && reply->json) {
+		text = json_dumps(reply->json, JSON_COMPACT);
+		if (text && strlen(text) <= ANSWER_MAX) {
+			reply->blob = blob_new(text, strlen(text));
+			reply->gz = blob_gzip(reply->blob);
+			json_decref(reply->json);
+			reply->json = NULL;
+		}
+		free(text);
+	}
+	pthread_mutex_lock(&answers_lock);
+	a = answer_find(key);
+	if (a && a->building) {
+		a->building = 0;
+		if (reply->status == 200 && reply->blob) {
+			blob_unref(a->blob);
+			blob_unref(a->gz);
+			a->blob = blob_ref(reply->blob);
+			a->gz = reply->gz ? blob_ref(reply->gz) : NULL;
+			a->sig = *sig;
+		}
+	}
+	pthread_mutex_unlock(&answers_lock);
+}
+
+void api_dispatch(struct api_reply *reply, const struct api_target *t,
+		  sqlite3 *(*db_of)(void))
+{
+	const char *args[API_MAX_SEGMENTS];
+	struct api_req r = { NULL, args, t };
+	const struct route *rt = route_match(args, t);
+	const char *file;
+	struct db_sig sig;
+	char *key = NULL;
+	int got;
+
+	if (!rt) {
+		api_fail(reply, 404, "no such endpoint");
+		return;
+	}
+	if (params_check(reply, rt, t))
+		return;
+	r.db = db_of();
+	if (!r.db) {
+		api_fail(reply, 503, "database unavailable");
+		return;
+	}
+	/* the census keeps its own answers; an in-memory database none */
+	file = sqlite3_db_filename(r.db, "main");
+	if (rt->fn != api_commit_census && file && *file) {
+		key = answer_key(t);
+		db_signature(&sig, r.db);
+		pthread_mutex_lock(&answers_lock);
+		got = answer_get(reply, key, &sig);
+		pthread_mutex_unlock(&answers_lock);
+		if (got != ANSWER_CLAIMED) {
+			free(key);
+			key = NULL;
+		}
+		if (got == ANSWER_SERVED)
+			return;
+	}
+	if (!read_begin(reply, r.db)) {
+		if (key)
+			answer_verified(key);
+		rt->fn(reply, &r);
+		db_rollback(r.db);
+	}
+	if (key)
+		answer_put(reply, key, &sig);
+	free(key);
+}
+
+static void answers_free(void)
+{
+	pthread_mutex_lock(&answers_lock);
+	for (size_t i = 0; i < ANSWER_SLOTS; i++) {
+		free(answers[i].key);
+		blob_unref(answers[i].blob);
+		blob_unref(answers[i].gz);
+		memset(&answers[i], 0, sizeof(answers[i]));
+	}
+	pthread_mutex_unlock(&answers_lock);
 }

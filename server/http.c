@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The HTTP layer: libmicrohttpd with a pool of threads (epoll), the route
- * table, static files from the web folder, and errors as JSON.
+ * The HTTP layer: libmicrohttpd with a pool of threads (epoll), the checks
+ * made before a request is read whole (Host, method, sizes, no body), the
+ * decoding of the request target, static files from the web folder, and
+ * errors as JSON.  The routes are api.c's.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,7 +26,15 @@
 
 /* Longest request target (path and query) we read: longer is 414. */
 #define MAX_URI 2048
-#define MAX_SEGMENTS 8
+/* More header lines or bytes than these is 431. */
+#define MAX_HEADERS 100
+#define MAX_HEADER_BYTES (32 << 10)
+/*
+ * What libmicrohttpd may hold of one request.  It answers requests that
+ * do not fit with HTML of its own, so this is well above the limits we
+ * check and answer in JSON; pages of it are touched only when used.
+ */
+#define MEMORY_LIMIT (256 << 10)
 
 static struct MHD_Daemon *daemon_;
 static const struct server_opts *opts;
@@ -37,57 +47,37 @@ static size_t ndbs;
 static _Thread_local sqlite3 *thread_db;
 
 /*
- * Open a read-only connection for this thread.  Not db_open(): it reads
- * the file's header through an fd of its own and closes it, and closing
- * any fd of a file drops every POSIX lock this process holds on it, so the
- * other threads' connections would lose their shared lock and a collector
- * closing its connection would delete the WAL under them.  main() checked
- * the database with db_open() before any of these existed.
+ * Open a read-only connection for this thread.  main() checked the
+ * database with db_open() before any of these existed; api_dispatch()
+ * checks the schema version again on every request.
  */
 static int thread_open(sqlite3 **out)
 {
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db = NULL;
-	int rc, version = -1;
-
-	*out = NULL;
-	rc = sqlite3_open_v2(opts->db_path, &db,
-			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		error("cannot open database '%s': %s", opts->db_path,
-		      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-		sqlite3_close(db);
+	if (db_open(out, opts->db_path, DB_READ_ONLY))
 		return -1;
-	}
 	/* readers never block the collector; wait a little for its locks */
-	sqlite3_busy_timeout(db, 2000);
-	sqlite3_extended_result_codes(db, 1);
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
-		    SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (version != db_schema_version()) {
-		error("database '%s' has schema version %d, expected %d",
-		      opts->db_path, version, db_schema_version());
-		sqlite3_close(db);
-		return -1;
-	}
-	*out = db;
+	sqlite3_busy_timeout(*out, 2000);
 	return 0;
 }
 
 sqlite3 *http_thread_db(void)
 {
 	sqlite3 *db = NULL;
+	size_t i;
 
-	if (thread_db)
+	if (thread_db && !db_is_stale(thread_db))
 		return thread_db;
 	if (thread_open(&db))
 		return NULL;
 	pthread_mutex_lock(&dbs_lock);
-	dbs = xrealloc(dbs, (ndbs + 1) * sizeof(*dbs));
-	dbs[ndbs++] = db;
+	/* an immutable connection that a writer made stale is replaced */
+	for (i = 0; i < ndbs && dbs[i] != thread_db; i++)
+		;
+	if (i == ndbs)
+		dbs = xrealloc(dbs, ++ndbs * sizeof(*dbs));
+	else
+		db_close(thread_db);
+	dbs[i] = db;
 	pthread_mutex_unlock(&dbs_lock);
 	thread_db = db;
 	return db;
@@ -122,29 +112,6 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
-static const struct {
-	const char *pattern; /* "*" is one path parameter */
-	int (*fn)(struct api_reply *reply, const struct api_req *r);
-	const char *params; /* query parameters allowed, ',' around each */
-} routes[] = {
-	{ "/api/health", api_health, "," },
-	{ "/api/trees", api_trees, "," },
-	{ "/api/runs", api_runs, "," },
-	{ "/api/runs/*", api_run, "," },
-	{ "/api/runs/*/burndown", api_burndown, "," },
-	{ "/api/commits/*/warnings", api_commit_warnings,
-	  ",run,state,limit,offset," },
-	{ "/api/commits/*/census", api_commit_census, ",run,path," },
-	{ "/api/warnings", api_warnings,
-	  ",run,commit,file,function,option,subsystem,state,limit,offset," },
-	{ "/api/warnings/*/source", api_warning_source,
-	  ",commit,run,context," },
-	{ "/api/subsystems", api_subsystems, ",run,commit," },
-	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
-	  ",run,commit,state,limit,offset," },
-	{ "/api/builds/*/boot", api_boot, "," },
-};
-
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -157,10 +124,11 @@ static int hexval(int c)
 }
 
 /*
- * Percent-decode S (LEN bytes) into a new string in *out.  Returns 0, or
- * -1 on a bad escape or a NUL byte.
+ * Decode S (LEN bytes) into a new string in *out by the one rule of
+ * http_target_parse(); PLUS_IS_SPACE in the query.  Returns 0, or -1 on
+ * a bad escape or %00.
  */
-static int url_decode(char **out, const char *s, size_t len)
+static int url_decode(char **out, const char *s, size_t len, int plus_is_space)
 {
 	char *d = xmalloc(len + 1), *w = d;
 
@@ -168,7 +136,7 @@ static int url_decode(char **out, const char *s, size_t len)
 		int hi, lo;
 
 		if (s[i] != '%') {
-			*w++ = s[i];
+			*w++ = plus_is_space && s[i] == '+' ? ' ' : s[i];
 			continue;
 		}
 		if (i + 2 >= len)
@@ -185,31 +153,101 @@ static int url_decode(char **out, const char *s, size_t len)
 	return 0;
 bad:
 	free(d);
+	*out = NULL;
 	return -1;
 }
 
-/* Split the raw PATH into decoded segments; -1 on bad encoding. */
-static int split_path(char **seg, size_t *nseg, const char *path, size_t len)
+void http_target_release(struct api_target *t)
 {
-	size_t n = 0, i = 1, start = 1;
+	for (size_t i = 0; i < t->nseg; i++)
+		free(t->seg[i]);
+	for (size_t i = 0; i < t->nq; i++) {
+		free(t->q[i].key);
+		free(t->q[i].value);
+	}
+	memset(t, 0, sizeof(*t));
+}
 
-	*nseg = 0;
-	if (!len || path[0] != '/')
-		return -1;
-	for (i = 1; i <= len; i++) {
-		if (i < len && path[i] != '/')
-			continue;
-		if (n == MAX_SEGMENTS ||
-		    url_decode(&seg[n], path + start, i - start)) {
-			while (n)
-				free(seg[--n]);
-			return -1;
+#define BAD_ESCAPE "a '%%' takes two hex digits, and %%00 is refused"
+
+/* The query Q (LEN bytes, after the '?') into T's pairs. */
+static int query_parse(struct api_target *t, struct api_reply *reply,
+		       const char *q, size_t len)
+{
+	while (len) {
+		const char *amp = memchr(q, '&', len);
+		size_t n = amp ? (size_t)(amp - q) : len;
+		const char *eq = memchr(q, '=', n);
+		size_t klen = eq ? (size_t)(eq - q) : n;
+		struct api_pair *pr = &t->q[t->nq];
+
+		if (n) {
+			if (t->nq == API_MAX_PAIRS)
+				return api_fail(reply, 400,
+						"bad query string: more than"
+						" %d parameters",
+						API_MAX_PAIRS);
+			if (url_decode(&pr->key, q, klen, 1))
+				return api_fail(
+					reply, 400,
+					"bad query string: " BAD_ESCAPE);
+			t->nq++;
+			if (url_decode(&pr->value, eq ? eq + 1 : q + n,
+				       eq ? n - klen - 1 : 0, 1))
+				return api_fail(
+					reply, 400,
+					"bad query string: " BAD_ESCAPE);
 		}
-		n++;
+		q += n + (amp != NULL);
+		len -= n + (amp != NULL);
+	}
+	return 0;
+}
+
+int http_target_parse(struct api_target *out, struct api_reply *reply,
+		      const char *target, size_t len)
+{
+	const char *hash = memchr(target, '#', len), *q;
+	size_t plen, start = 1;
+
+	memset(out, 0, sizeof(*out));
+	if (hash)
+		len = (size_t)(hash - target);
+	q = memchr(target, '?', len);
+	plen = q ? (size_t)(q - target) : len;
+	if (!plen || target[0] != '/') {
+		api_fail(reply, 400, "bad path: it must start with '/'");
+		goto fail;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)target[i] <= ' ' || target[i] == 0x7f) {
+			api_fail(reply, 400,
+				 "bad path: a space or control byte");
+			goto fail;
+		}
+	}
+	for (size_t i = 1; i <= plen; i++) {
+		if (i < plen && target[i] != '/')
+			continue;
+		if (out->nseg == API_MAX_SEGMENTS) {
+			api_fail(reply, 400, "bad path: more than %d segments",
+				 API_MAX_SEGMENTS);
+			goto fail;
+		}
+		if (url_decode(&out->seg[out->nseg], target + start, i - start,
+			       0)) {
+			api_fail(reply, 400, "bad path: " BAD_ESCAPE);
+			goto fail;
+		}
+		out->nseg++;
 		start = i + 1;
 	}
-	*nseg = n;
+	if (q && query_parse(out, reply, q + 1, len - plen - 1))
+		goto fail;
 	return 0;
+fail:
+	http_target_release(out);
+	return -1;
 }
 
 /* 1 if the client takes gzip (and does not refuse it with q=0). */
@@ -263,23 +301,6 @@ static int json_reply(struct MHD_Connection *c, int status, const char *body,
 		NULL);
 }
 
-static int error_reply(struct MHD_Connection *c, int status, const char *msg)
-{
-	json_t *o = json_object();
-	char *body;
-	int ret;
-
-	json_object_set_new(o, "error", json_string(msg));
-	json_object_set_new(o, "status", json_integer(status));
-	body = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!body)
-		return MHD_NO;
-	ret = json_reply(c, status, body, strlen(body));
-	free(body);
-	return ret;
-}
-
 static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 {
 	char *body = reply->text;
@@ -311,79 +332,24 @@ static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 		len = body ? strlen(body) : 0;
 	}
 	json_decref(reply->json);
-	if (!body)
-		return error_reply(c, 500, "cannot encode the answer");
+	if (!body) {
+		static const char oops[] =
+			"{\"error\":\"cannot encode the answer\",\"status\":500}";
+
+		return json_reply(c, 500, oops, sizeof(oops) - 1);
+	}
 	ret = json_reply(c, reply->status, body, len);
 	free(body);
 	return ret;
 }
 
-/* Check the query parameters against the route's list. */
-struct param_check {
-	const char *allowed;
-	char bad[64];
-};
-
-static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind,
-				   const char *key, const char *value)
+/* Answer a JSON error, its message made valid UTF-8. */
+static int error_reply(struct MHD_Connection *c, int status, const char *msg)
 {
-	struct param_check *pc = cls;
-	const char *p;
-	size_t len = strlen(key);
+	struct api_reply reply = { 0 };
 
-	/* the list starts with ',': a match of a real key has p > allowed */
-	for (p = len && !strchr(key, ',') ? strstr(pc->allowed, key) : NULL; p;
-	     p = strstr(p + 1, key))
-		if (p[-1] == ',' && p[len] == ',')
-			return MHD_YES;
-	snprintf(pc->bad, sizeof(pc->bad), "%s", len ? key : "(empty)");
-	return MHD_NO;
-}
-
-static int route(struct MHD_Connection *c, char **seg, size_t nseg)
-{
-	struct api_reply reply = { .status = 200 };
-	struct param_check pc = { NULL, "" };
-	const char *args[MAX_SEGMENTS];
-	struct api_req r = { NULL, args, c };
-	char msg[160];
-
-	for (size_t i = 0; i < ARRAY_SIZE(routes); i++) {
-		const char *p = routes[i].pattern + 1;
-		size_t k = 0, nargs = 0;
-
-		for (; k < nseg && *p; k++) {
-			size_t l = strcspn(p, "/");
-
-			if (l == 1 && *p == '*') {
-				if (!*seg[k])
-					break;
-				args[nargs++] = seg[k];
-			} else if (strlen(seg[k]) != l ||
-				   strncmp(seg[k], p, l)) {
-				break;
-			}
-			p += l;
-			if (*p == '/')
-				p++;
-		}
-		if (k != nseg || *p)
-			continue;
-		pc.allowed = routes[i].params;
-		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param,
-					  &pc);
-		if (*pc.bad) {
-			snprintf(msg, sizeof(msg), "unknown parameter '%s'",
-				 pc.bad);
-			return error_reply(c, 400, msg);
-		}
-		r.db = http_thread_db();
-		if (!r.db)
-			return error_reply(c, 503, "database unavailable");
-		routes[i].fn(&reply, &r);
-		return send_reply(c, &reply);
-	}
-	return error_reply(c, 404, "no such endpoint");
+	api_fail(&reply, status, "%s", msg);
+	return send_reply(c, &reply);
 }
 
 static const char *mime_of(const char *path)
@@ -472,53 +438,147 @@ out:
 	return ret;
 }
 
+int http_host_allowed(const struct server_opts *o, const char *host)
+{
+	struct in_addr a;
+	char name[256];
+	size_t n;
+	const char *port;
+	int bracketed = host && host[0] == '[';
+
+	if (inet_pton(AF_INET, o->host, &a) != 1 ||
+	    (ntohl(a.s_addr) >> 24) != 127)
+		return 1;
+	/* HTTP/1.0 without Host: not a browser, which always sends it */
+	if (!host)
+		return 1;
+	if (bracketed) {
+		n = strcspn(host + 1, "]");
+		port = host + 1 + n;
+		if (*port++ != ']')
+			return 0;
+		host++;
+	} else {
+		n = strcspn(host, ":");
+		port = host + n;
+	}
+	if (*port && (*port != ':' || !port[1] ||
+		      strspn(port + 1, "0123456789") != strlen(port + 1) ||
+		      strlen(port + 1) > 5))
+		return 0;
+	if (!n || n >= sizeof(name))
+		return 0;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (bracketed)
+		return !strcmp(name, "::1");
+	if (!strcasecmp(name, "localhost"))
+		return 1;
+	if (inet_pton(AF_INET, name, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127)
+		return 1;
+	for (size_t i = 0; i < o->nallow_host; i++)
+		if (!strcasecmp(name, o->allow_host[i]))
+			return 1;
+	return 0;
+}
+
+/* Header lines and bytes of a request. */
+struct header_size {
+	size_t lines, bytes;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
+				    const char *key, const char *value)
+{
+	struct header_size *hs = cls;
+
+	hs->lines++;
+	hs->bytes += strlen(key) + (value ? strlen(value) : 0) + 4;
+	return MHD_YES;
+}
+
+/*
+ * The checks made once the headers are in, before any body is read:
+ * 0 to go on, or REPLY filled with the error.
+ */
+static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
+			const struct req_ctx *rc, const char *method)
+{
+	const char *host =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	struct header_size hs = { 0, 0 };
+
+	if (!http_host_allowed(opts, host))
+		return api_fail(reply, 421,
+				"host '%s' is not served here (start"
+				" kwarn-server with --allow-host NAME)",
+				host);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return api_fail(reply, 405, "method not allowed");
+	if (!rc || !rc->uri)
+		return api_fail(reply, 414, "request target too long");
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hs);
+	if (hs.lines > MAX_HEADERS || hs.bytes > MAX_HEADER_BYTES)
+		return api_fail(reply, 431,
+				"request headers too large (at most %d"
+				" lines and %d bytes)",
+				MAX_HEADERS, MAX_HEADER_BYTES);
+	/* a body would be ignored, and with both it is ambiguous */
+	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					"Transfer-Encoding"))
+		return api_fail(reply, 400,
+				"a GET or HEAD takes no body"
+				" (Transfer-Encoding refused)");
+	host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					   "Content-Length");
+	if (host && strcmp(host, "0"))
+		return api_fail(reply, 400,
+				"a GET or HEAD takes no body"
+				" (Content-Length must be 0)");
+	return 0;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct req_ctx *rc = *con_cls;
-	char *seg[MAX_SEGMENTS];
-	size_t nseg = 0, plen;
+	struct api_reply reply = { .status = 200 };
+	struct api_target t;
 	int ret;
 
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return error_reply(c, 405, "method not allowed");
 	/*
-	 * Answer on the second call, once the request is complete: an answer
-	 * queued on the first one makes libmicrohttpd close the connection.
+	 * Errors go on the first call, before any body is read; answers on
+	 * the second, once the request is complete: an answer queued on the
+	 * first call makes libmicrohttpd close the connection.
 	 */
-	if (rc && !rc->started) {
+	if (!rc || !rc->started) {
+		if (refuse_early(&reply, c, rc, method))
+			return send_reply(c, &reply);
 		rc->started = 1;
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
-		*upload_data_size = 0; /* a GET with a body: ignore it */
+		*upload_data_size = 0; /* refused above: cannot happen */
 		return MHD_YES;
 	}
-	if (!rc || !rc->uri)
-		return error_reply(c, 414, "request target too long");
-	plen = strcspn(rc->uri, "?#");
-	if (strstr(rc->uri + plen, "%00"))
-		return error_reply(c, 400, "bad query string");
-	if (split_path(seg, &nseg, rc->uri, plen))
-		return error_reply(c, 400, "bad path");
-	if (nseg >= 1 && !strcmp(seg[0], "api"))
-		ret = route(c, seg, nseg);
-	else
-		ret = serve_static(c, seg, nseg);
-	while (nseg)
-		free(seg[--nseg]);
+	if (http_target_parse(&t, &reply, rc->uri, rc->len))
+		return send_reply(c, &reply);
+	if (t.nseg >= 1 && !strcmp(t.seg[0], "api")) {
+		api_dispatch(&reply, &t, http_thread_db);
+		ret = send_reply(c, &reply);
+	} else {
+		ret = serve_static(c, t.seg, t.nseg);
+	}
+	http_target_release(&t);
 	return ret;
 }
 
 int http_start(const struct server_opts *o, unsigned short *port_out)
 {
 	struct sockaddr_in sa = { 0 };
-	const union MHD_DaemonInfo *info;
-	struct sockaddr_in bound;
-	socklen_t blen = sizeof(bound);
 
 	opts = o;
 	if (o->web_dir) {
@@ -535,29 +595,30 @@ int http_start(const struct server_opts *o, unsigned short *port_out)
 			     o->host);
 	daemon_ = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-			MHD_USE_ERROR_LOG,
-		o->port, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
+			MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
+			MHD_USE_ITC,
+		0, NULL, NULL, handle, NULL, MHD_OPTION_THREAD_POOL_SIZE,
 		(unsigned int)o->threads, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)900, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned int)30, MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
 		MHD_OPTION_END);
 	if (!daemon_)
-		return error("cannot listen on '%s:%u': %s", o->host,
-			     (unsigned)o->port, strerror(errno));
-	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_LISTEN_FD);
-	if (info &&
-	    !getsockname(info->listen_fd, (struct sockaddr *)&bound, &blen))
-		*port_out = ntohs(bound.sin_port);
-	else
-		*port_out = o->port;
+		return error("cannot start the HTTP daemon: %s",
+			     strerror(errno));
+	/* the gate listens, and answers what libmicrohttpd would in HTML */
+	if (gate_start(daemon_, &sa, port_out)) {
+		MHD_stop_daemon(daemon_);
+		daemon_ = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void http_stop(void)
 {
+	gate_stop();
 	if (daemon_)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
@@ -570,10 +631,4 @@ void http_stop(void)
 	pthread_mutex_unlock(&dbs_lock);
 	free(web_root);
 	web_root = NULL;
-}
-
-const char *api_arg(const struct api_req *r, const char *name)
-{
-	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
-					   name);
 }

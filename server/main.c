@@ -17,9 +17,12 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: kwarn-server --db FILE [--listen HOST:PORT]"
-		    " [--web DIR] [--threads N] [-n]\n"
+		    " [--web DIR] [--threads N] [--allow-host NAME]... [-n]\n"
 		    "  --listen   IPv4 address and port (default"
 		    " 127.0.0.1:8080; port 0: any free port)\n"
+		    "  --allow-host  on loopback, a Host name accepted besides"
+		    " localhost\n"
+		    "             and loopback addresses (others get 421)\n"
 		    "  --web      the dashboard folder (default: none)\n"
 		    "  -n         check the arguments and the database,"
 		    " then exit\n");
@@ -54,6 +57,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "web", required_argument, NULL, 'w' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "allow-host", required_argument, NULL, 'a' },
 		{ "check", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -87,6 +91,16 @@ int main(int argc, char **argv)
 			}
 			o.threads = (unsigned)n;
 			break;
+		case 'a':
+			if (o.nallow_host == SERVER_MAX_ALLOW_HOST ||
+			    !*optarg || strpbrk(optarg, ":/[] ")) {
+				error("bad --allow-host '%s' (a host name, at"
+				      " most %d of them)",
+				      optarg, SERVER_MAX_ALLOW_HOST);
+				return 2;
+			}
+			o.allow_host[o.nallow_host++] = optarg;
+			break;
 		case 'n':
 			check_only = 1;
 			break;
@@ -104,10 +118,10 @@ int main(int argc, char **argv)
 	}
 	/* the database must open read-only, at our schema version */
 	if (db_open(&db, o.db_path, DB_READ_ONLY))
-		return 1;
+		return 2;
 	if (db_exec(db, "SELECT COUNT(*) FROM runs", "cannot read database")) {
 		db_close(db);
-		return 1;
+		return 2;
 	}
 	db_close(db);
 	if (o.web_dir && !util_is_dir(o.web_dir)) {

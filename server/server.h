@@ -68,11 +68,29 @@ void blob_unref(struct blob *b);
 /* B's data gzip-compressed into a new blob, or NULL on failure. */
 struct blob *blob_gzip(const struct blob *b);
 
+#define API_MAX_SEGMENTS 8
+#define API_MAX_PAIRS 16
+
+/*
+ * A request target decoded by http_target_parse(): the path split at
+ * '/' into segments, the query split at '&' into key=value pairs.  Every
+ * string is owned (http_target_release() frees them) and NUL-free, but
+ * not necessarily UTF-8.
+ */
+struct api_target {
+	char *seg[API_MAX_SEGMENTS];
+	size_t nseg;
+	struct api_pair {
+		char *key, *value; /* value "" when the pair has no '=' */
+	} q[API_MAX_PAIRS];
+	size_t nq;
+};
+
 /* One request as the router hands it to an endpoint. */
 struct api_req {
 	sqlite3 *db; /* this thread's read-only connection */
 	const char *const *args; /* path parameters, e.g. the run id */
-	void *conn; /* struct MHD_Connection, for query values */
+	const struct api_target *t; /* the query, through api_arg() */
 };
 
 /* What an endpoint answers. */
@@ -85,10 +103,19 @@ struct api_reply {
 	struct blob *gz; /* the same gzip-compressed, or NULL */
 };
 
-/* Query parameter NAME of the request, or NULL. */
+/*
+ * Query parameter NAME of the request, or NULL.  api_dispatch() has
+ * checked it against the route's list and its rule (an integer in range,
+ * a non-empty text of bounded length, a state name), and that it comes
+ * once.
+ */
 const char *api_arg(const struct api_req *r, const char *name);
 
-/* Fill REPLY with a JSON error {"error": MSG}; returns -1. */
+/*
+ * Fill REPLY with a JSON error {"error": MSG, "status": STATUS}; bytes of
+ * MSG that are not UTF-8 (an echoed path or value) become '?'.
+ * Returns -1.
+ */
 int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -111,10 +138,49 @@ int api_trees(struct api_reply *reply, const struct api_req *r);
  */
 int api_commit_census(struct api_reply *reply, const struct api_req *r);
 
+/*
+ * Answer the API request T (its first segment is "api"): find its route
+ * (404), check its query parameters (400), take a connection from DB_OF
+ * (503 if it gives NULL) and run the endpoint in one read transaction,
+ * after checking that the database is still at our schema version (503
+ * with the reason if not).  REPLY is filled in every case.
+ */
+void api_dispatch(struct api_reply *reply, const struct api_target *t,
+		  sqlite3 *(*db_of)(void));
+
 /* Drop every cache (burn-downs, parsed MAINTAINERS); at shutdown. */
 void api_cache_free(void);
 
+/* gate.c */
+
+struct MHD_Daemon;
+struct sockaddr_in;
+
+/*
+ * Check the head of a connection's first request, BUF (LEN bytes, what
+ * has come so far), for what libmicrohttpd would answer in HTML: the
+ * request line (HTTP/1.0 or 1.1, a method, a non-empty target), header
+ * lines (NAME: VALUE, at most 100), one Host in HTTP/1.1, no body
+ * (Content-Length 0 only, no Transfer-Encoding), at most 64 KB in all.
+ * Returns 0 if it may go on, 1 if the head is not complete yet, or -1
+ * with REPLY filled.
+ */
+int gate_head_check(struct api_reply *reply, const char *buf, size_t len);
+
+/*
+ * Listen on SA (its port goes to *port_out) in a thread of its own that
+ * answers bad first request heads in JSON and hands every other
+ * connection to daemon D (started with MHD_USE_NO_LISTEN_SOCKET).
+ * Returns 0 or -1 (reported).
+ */
+int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
+	       unsigned short *port_out);
+/* Stop that thread and close the socket and pending connections. */
+void gate_stop(void);
+
 /* http.c */
+
+#define SERVER_MAX_ALLOW_HOST 16
 
 struct server_opts {
 	const char *db_path;
@@ -122,7 +188,30 @@ struct server_opts {
 	const char *host; /* IPv4 literal */
 	unsigned short port; /* 0: any free port */
 	unsigned threads;
+	/* Host header names accepted besides localhost and loopback ones */
+	const char *allow_host[SERVER_MAX_ALLOW_HOST];
+	size_t nallow_host;
 };
+
+/*
+ * Decode the request target TARGET (LEN bytes) into *out with one rule
+ * for every part of it: "%XX" is the byte 0xXX (two hex digits, never
+ * %00), a '+' in the query is a space (as forms and URLSearchParams send
+ * it), and any other byte is itself.  A '#' ends the target.  On a bad
+ * escape, too many segments or pairs, fills REPLY with a 400 and returns
+ * -1 (*out then holds nothing); else 0.
+ */
+int http_target_parse(struct api_target *out, struct api_reply *reply,
+		      const char *target, size_t len);
+void http_target_release(struct api_target *t);
+
+/*
+ * 1 if a request with Host header HOST (NULL: none) may be answered by a
+ * server listening on O->host: any when that is not a loopback address;
+ * else only localhost, loopback addresses and O->allow_host, each with
+ * or without a port.
+ */
+int http_host_allowed(const struct server_opts *o, const char *host);
 
 /*
  * Start the HTTP daemon.  The port actually bound goes to *port_out.

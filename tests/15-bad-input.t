@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 db=$tmp/k.db
 n=0 failed=0
 
-echo "1..34"
+echo "1..39"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -118,6 +118,32 @@ ok $? "not SQLite: one-line error naming it, file untouched"
 one_line_error $? notdb.db
 ok $? "not SQLite: kwarn warnings refuses it too"
 
+# A directory, and an SQLite file of another program: one line, exit 2,
+# the file left as it was (not extended with kwarn's tables).
+mkdir "$tmp/dir.db"
+"$kwarn" ingest --db "$tmp/dir.db" --tree t --commit x \
+	"$data/missing-break.log" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && one_line_error $rc dir.db && grep -q directory "$tmp/err"
+ok $? "--db a directory: one line saying so, exit 2 ($(cat "$tmp/err"))"
+"$kwarn" warnings --db "$tmp/dir.db" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && one_line_error $rc dir.db && grep -q directory "$tmp/err"
+ok $? "--db a directory: kwarn warnings says so too, exit 2"
+sqlite3 "$tmp/foreign.db" "CREATE TABLE notes(id INTEGER PRIMARY KEY, t TEXT);
+	INSERT INTO notes(t) VALUES ('mine')"
+cp "$tmp/foreign.db" "$tmp/foreign.orig"
+"$kwarn" ingest --db "$tmp/foreign.db" --tree t --commit x \
+	"$data/missing-break.log" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && one_line_error $rc foreign.db && grep -q "another program" "$tmp/err" &&
+	cmp -s "$tmp/foreign.db" "$tmp/foreign.orig" && [ ! -e "$tmp/foreign.db-wal" ]
+ok $? "another program's SQLite file: one line, exit 2, unchanged ($(cat "$tmp/err"))"
+"$kwarn" warnings --db "$tmp/foreign.db" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && one_line_error $rc foreign.db && cmp -s "$tmp/foreign.db" "$tmp/foreign.orig"
+ok $? "another program's SQLite file: kwarn warnings refuses it, exit 2"
+
 # A database from a newer kwarn.
 cp "$db" "$tmp/newer.db"
 sqlite3 "$tmp/newer.db" "PRAGMA user_version = 999"
@@ -205,6 +231,29 @@ ok $? "full disk: no build or commit of it stored, integrity ok"
 warnings_of good >"$tmp/good.after"
 cmp -s "$tmp/good.before" "$tmp/good.after"
 ok $? "full disk: the first build's warnings unchanged"
+
+# A full disk met while rows are still being written (a build larger than
+# the page cache): the first failed write is the one error, no follow-on
+# such as a foreign key failing for the row that could not be stored.
+perl -e 'local $/; my $l = <STDIN>; for my $i (1 .. 60000) {
+	(my $c = $l) =~ s/missing-break/mbx$i/g; $c =~ s/demo_ioctl/io$i/g;
+	print "  CC      drivers/demo/mbx$i.o\n", $c }' \
+	<"$data/missing-break.log" >"$tmp/huge.log"
+lines=
+for lim in 8000 12000 16000; do
+	cp "$db" "$tmp/full.db"
+	rm -f "$tmp/full.db-wal" "$tmp/full.db-shm"
+	(
+		ulimit -f $lim
+		trap '' XFSZ
+		"$kwarn" ingest --db "$tmp/full.db" --tree t --commit huge \
+			"$tmp/huge.log" >/dev/null 2>"$tmp/err.$lim"
+	)
+	lines="$lines $(wc -l <"$tmp/err.$lim")"
+done
+[ "$lines" = " 1 1 1" ]
+ok $? "full disk mid-build at 8, 12 and 16 MB: one error line each ($lines)"
+rm -f "$tmp/huge.log" "$tmp/full.db"*
 
 # A database that another process holds locked (an sqlite3 shell in an
 # exclusive transaction, fed through a FIFO that we keep open).

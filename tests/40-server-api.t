@@ -65,6 +65,18 @@ ok $? "corrupt database: message naming it, exit $rc"
 rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "bad.db" "$tmp/out"
 ok $? "database with a SQLite header and garbage: refused, exit $rc"
+mkdir "$tmp/dir.db"
+"$KWARN_SERVER" --db "$tmp/dir.db" -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] && grep -q "directory" "$tmp/out"
+ok $? "--db a directory: one line saying so, exit $rc"
+sqlite3 "$tmp/foreign.db" "CREATE TABLE t(a); INSERT INTO t VALUES (1)"
+cp "$tmp/foreign.db" "$tmp/foreign.orig"
+"$KWARN_SERVER" --db "$tmp/foreign.db" -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
+	grep -q "another program" "$tmp/out" && cmp -s "$tmp/foreign.db" "$tmp/foreign.orig"
+ok $? "--db another program's SQLite file: one line, exit $rc, unchanged"
 "$KWARN_SERVER" --db "$DB" --listen 127.0.0.1:99999 -n >"$tmp/out" 2>&1
 [ $? -ne 0 ] && grep -q "port" "$tmp/out"
 ok $? "bad --listen port refused"
@@ -321,6 +333,111 @@ t "query string over the limit: 414" err_is 414 "/api/runs?x=$long" "too long"
 t "NUL in a query value: 400" err_is 400 "/api/warnings?file=a%00b" "query"
 t "bad percent escape: 400" err_is 400 "/api/runs/%zz" "bad path"
 
+# error messages stay valid UTF-8: an echoed value never loses them
+for u in "/api/commits/%ff/warnings 404" "/api/warnings/%ff/source 404" \
+	"/api/warnings?commit=%ff 404" "/api/commits/%C0%80/warnings 404" \
+	"/api/warnings?commit=%ED%A0%80 404" "/api/warnings?x%ff=1 400" \
+	$'/api/commits/\xff\xfe/warnings 404'; do
+	c=$(code "${u% *}")
+	[ "$c" = "${u##* }" ] && jq -e --argjson s "$c" \
+		'(.error | type == "string" and length > 0) and .status == $s' \
+		"$tmp/body" >/dev/null
+	ok $? "error for ${u% *} keeps its message ($c: $(cat "$tmp/body"))"
+done
+
+# one decoding rule for path and query, one rule per kind of value
+for q in "limit=%201" "limit=+1" "limit=01" "limit=1%20" "limit=-1" \
+	"offset=00" "run=+1" "run=1&run=1"; do
+	t "/api/warnings?$q: 400" err_is 400 "/api/warnings?$q" "parameter"
+done
+for p in file function option commit subsystem state limit run; do
+	t "$p= (empty): 400 naming it" err_is 400 "/api/warnings?$p=" "'$p'"
+done
+t "bad escape in a value: 400 (file=%zz)" err_is 400 "/api/warnings?file=%zz" query
+t "bad escape in a value: 400 (commit=%zz)" err_is 400 "/api/warnings?commit=%zz" query
+t "bad escape in a key: 400" err_is 400 "/api/warnings?li%mit=1" query
+t "a '+' in a value is a space" jqe '.subsystem == "FIREWIRE SUBSYSTEM"' \
+	<(get "/api/warnings?commit=$C1&subsystem=FIREWIRE+SUBSYSTEM")
+t "run id in the path: one rule (01 is 400)" err_is 400 /api/runs/01 "run id"
+
+# what libmicrohttpd used to answer in HTML of its own, and smuggling
+raw() { # REQUEST (printf format) into $tmp/raw, until the server closes
+	(
+		trap '' PIPE # it may answer and close before all is sent
+		exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
+		printf "$1" >&3 2>/dev/null
+		timeout 15 cat <&3 >"$tmp/raw"
+	)
+}
+raw_is() { # STATUS: one status line, STATUS, a JSON error body
+	[ "$(grep -c '^HTTP/1' "$tmp/raw")" = 1 ] &&
+		head -n1 "$tmp/raw" | grep -q "^HTTP/1.1 $1 " &&
+		grep -qi '^content-type: application/json' "$tmp/raw" &&
+		sed '1,/^\r$/d' "$tmp/raw" | jq -e --argjson s "$1" \
+			'.status == $s and (.error | length > 0)' >/dev/null
+}
+hdrs=$(for i in $(seq 1000); do printf 'X-H%d: v\\r\\n' $i; done)
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\n$hdrs\r\n"
+t "1,000 headers: one 431 in JSON" raw_is 431
+big=$(head -c 100000 /dev/zero | tr '\0' a)
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big\r\n\r\n"
+t "100 KB of headers: one 431 in JSON" raw_is 431
+long20=$(head -c 20000 /dev/zero | tr '\0' a)
+raw "GET /api/$long20 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+t "a 20 KB target: one 414 in JSON" raw_is 414
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: localhost\r\n\r\n"
+t "Content-Length with Transfer-Encoding: one 400 in JSON, not two answers" \
+	raw_is 400
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4\r\n\r\nabcd"
+t "a GET with a body: one 400 in JSON" raw_is 400
+for r in "400 GET /api/health\r\n\r\n" "400 GET  HTTP/1.1\r\nHost: localhost\r\n\r\n" \
+	"505 GET /api/health HTTP/2.0\r\nHost: localhost\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999999999999999\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\n X-Folded: v\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nX-No-Host: 1\r\n\r\n"; do
+	raw "${r#* }"
+	t "$(printf '%s' "${r#* }" | head -c 60 | tr '\r\n' '  '): one ${r%% *} in JSON" \
+		raw_is "${r%% *}"
+done
+big=$(head -c 300000 /dev/zero | tr '\0' a)
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big\r\n\r\n"
+t "300 KB of headers: one 431 in JSON" raw_is 431
+start=$(date +%s)
+raw "GET /api/health HTTP/1.1\r\nHost: local"
+t "a request head that never ends: one 408 in JSON after $(($(date +%s) - start)) s" \
+	raw_is 408
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+[ "$(grep -ao 'HTTP/1.1 200 OK' "$tmp/raw" | wc -l)" = 2 ]
+ok $? "two pipelined requests: two answers"
+
+# DNS rebinding: on loopback only local names are served
+t "Host: evil.example: 421 JSON" err_is 421 /api/health "evil.example" \
+	-H "Host: evil.example"
+t "Host: evil.example:$PORT: 421" err_is 421 /api/health "evil.example" \
+	-H "Host: evil.example:$PORT"
+t "Host: 127.0.0.1.evil.example: 421" err_is 421 /api/health "evil" \
+	-H "Host: 127.0.0.1.evil.example"
+for h in "localhost:$PORT" "LOCALHOST" "127.0.0.1:$PORT" "127.1.2.3" "[::1]:$PORT"; do
+	c=$(code /api/health -H "Host: $h")
+	ok $([ "$c" = 200 ]; echo $?) "Host: $h is served ($c)"
+done
+
+# a schema change under the running server: every thread says the same
+seq 40 | xargs -P 8 -I{} curl -s -o /dev/null "$BASE/api/runs"
+sqlite3 "$DB" "PRAGMA user_version = $(($(sqlite3 "$DB" 'PRAGMA user_version') + 1))"
+seq 24 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+	"$BASE/api/runs" >"$tmp/codes"
+t "schema changed: all 24 requests 503 ($(sort "$tmp/codes" | uniq -c | xargs))" \
+	jqe -Rn '[inputs] | length == 24 and all(. == "503")' "$tmp/codes"
+t "schema changed: the 503 says why" err_is 503 /api/runs "schema version"
+sqlite3 "$DB" "PRAGMA user_version = $(($(sqlite3 "$DB" 'PRAGMA user_version') - 1))"
+seq 24 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+	"$BASE/api/runs" >"$tmp/codes"
+t "schema back: all 24 requests 200" \
+	jqe -Rn '[inputs] | length == 24 and all(. == "200")' "$tmp/codes"
+
 # the collector writes while the server reads: a new commit shows up
 C4=$(printf c4 | sha1sum | cut -c1-40)
 "$KWARN" ingest --db "$DB" --tree kwtree --commit "$C4" \
@@ -342,6 +459,20 @@ t "300 requests over 150 parallel connections all answered 200" \
 
 server_stop
 ok $? "SIGTERM: clean shutdown, exit 0"
+
+SERVER_ARGS="--allow-host kwarn.example --allow-host other.example" \
+	server_start "$DB"
+ok $? "server starts with --allow-host twice"
+for h in "kwarn.example" "KWARN.example:$PORT" "other.example"; do
+	c=$(code /api/health -H "Host: $h")
+	ok $([ "$c" = 200 ]; echo $?) "--allow-host: Host: $h is served ($c)"
+done
+t "--allow-host: other names still 421" err_is 421 /api/health "evil" \
+	-H "Host: evil.example"
+server_stop
+"$KWARN_SERVER" --db "$DB" --allow-host "a:80" -n >"$tmp/out" 2>&1
+[ $? = 2 ] && grep -q "allow-host" "$tmp/out"
+ok $? "--allow-host with a port: refused, exit 2"
 
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"

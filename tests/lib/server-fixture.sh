@@ -10,8 +10,9 @@
 #       1 not built)
 # Sets C1 C2 C3 (commit shas), RUN (run id), DB.
 #
-# server_start DB [WEBDIR]: start bin/kwarn-server on a free loopback port,
-# set PORT, BASE and SERVER_PID.  server_stop: SIGTERM and wait.
+# server_start DB [WEBDIR]: start bin/kwarn-server on a free loopback port
+# (with $SERVER_ARGS, split at spaces, if set), set PORT, BASE and
+# SERVER_PID.  server_stop: SIGTERM and wait.
 
 KWARN=${KWARN:-bin/kwarn}
 KWARN_SERVER=${KWARN_SERVER:-bin/kwarn-server}
@@ -197,7 +198,8 @@ EOF
 
 server_start() { # $1 db, $2 web dir (optional)
 	local out=$(dirname "$1")/server.out i
-	set -- --db "$1" --listen 127.0.0.1:0 ${2:+--web "$2"}
+	# shellcheck disable=SC2086
+	set -- --db "$1" --listen 127.0.0.1:0 ${2:+--web "$2"} ${SERVER_ARGS:-}
 	"$KWARN_SERVER" "$@" >"$out" 2>&1 &
 	SERVER_PID=$!
 	for i in $(seq 100); do

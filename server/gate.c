@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The gate: kwarn-server's listening socket.  libmicrohttpd 0.9.75
+ * answers a request head it cannot parse with HTML of its own (and sends
+ * its status line twice for a negative Content-Length), before any
+ * callback of ours runs.  So one thread accepts the connections, peeks at
+ * the head of each one's first request without consuming it, answers a
+ * head that libmicrohttpd would refuse with a JSON error, and hands the
+ * others to libmicrohttpd (MHD_add_connection()), which reads the request
+ * from the start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "util.h"
+#include "banned.h"
+
+/* A first request head longer than this is 431. */
+#define GATE_MAX_HEAD (64 << 10)
+/* Connections whose head is still coming; more go to MHD unchecked. */
+#define GATE_SLOTS 512
+/* Seconds a client has to send its first request head: then 408. */
+#define GATE_TIMEOUT 10
+#define GATE_MAX_HEADERS 100
+
+#define ID_LISTEN 0xfffffffeu
+#define ID_WAKE 0xffffffffu
+
+struct gate_slot {
+	int fd; /* -1: free */
+	int64_t deadline; /* util_now_ms() */
+	struct sockaddr_storage addr;
+	socklen_t alen;
+};
+
+static struct {
+	struct MHD_Daemon *daemon;
+	int listen_fd, epoll_fd, wake_fd;
+	pthread_t thread;
+	int running;
+	struct gate_slot slot[GATE_SLOTS];
+	char buf[GATE_MAX_HEAD + 1];
+} g = { .listen_fd = -1, .epoll_fd = -1, .wake_fd = -1 };
+
+/* The length of the line at S (up to LEN), its '\n' not counted. */
+static size_t line_len(const char *s, size_t len)
+{
+	const char *nl = memchr(s, '\n', len);
+
+	return nl ? (size_t)(nl - s) : len;
+}
+
+/* 1 if S (N bytes) is an HTTP token (a method or a header name). */
+static int is_token(const char *s, size_t n)
+{
+	static const char specials[] = "!#$%&'*+-.^_`|~";
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') &&
+		    !(c >= 'A' && c <= 'Z') && !strchr(specials, c))
+			return 0;
+	}
+	return 1;
+}
+
+/* Check the request line L (N bytes, no line end). */
+static int check_request_line(struct api_reply *reply, const char *l, size_t n)
+{
+	const char *sp1 = memchr(l, ' ', n), *sp2, *v;
+	size_t vlen;
+
+	if (!sp1 || !is_token(l, (size_t)(sp1 - l)))
+		return api_fail(reply, 400, "bad request line");
+	sp2 = memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - l));
+	if (!sp2)
+		return api_fail(reply, 400,
+				"bad request line: no HTTP version"
+				" (HTTP/0.9 is not served)");
+	if (sp2 == sp1 + 1)
+		return api_fail(reply, 400, "bad request line: empty target");
+	v = sp2 + 1;
+	vlen = n - (size_t)(v - l);
+	if (memchr(v, ' ', vlen))
+		return api_fail(reply, 400, "bad request line");
+	if (vlen == 8 &&
+	    (!memcmp(v, "HTTP/1.1", 8) || !memcmp(v, "HTTP/1.0", 8)))
+		return 0;
+	if (vlen > 5 && !memcmp(v, "HTTP/", 5))
+		return api_fail(reply, 505,
+				"HTTP version not supported (HTTP/1.0 and"
+				" HTTP/1.1 are)");
+	return api_fail(reply, 400, "bad request line: bad HTTP version");
+}
+
+/* 1 if header line H (N bytes) is named NAME (any case). */
+static int header_is(const char *h, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && h[k] == ':' && !strncasecmp(h, name, k);
+}
+
+int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
+{
+	size_t pos, n, rl, lines = 0;
+	int te = 0, host = 0, v11;
+
+	/* the head ends at the first empty line */
+	for (pos = 0;; pos += n + 1) {
+		if (pos >= len)
+			goto more;
+		n = line_len(buf + pos, len - pos);
+		if (pos + n == len)
+			goto more;
+		if (n == 0 || (n == 1 && buf[pos] == '\r'))
+			break;
+	}
+	len = pos;
+	n = line_len(buf, len);
+	rl = n && buf[n - 1] == '\r' ? n - 1 : n;
+	if (check_request_line(reply, buf, rl))
+		return -1;
+	v11 = !memcmp(buf + rl - 8, "HTTP/1.1", 8);
+	for (pos = n + 1; pos < len; pos += n + 1) {
+		const char *h = buf + pos, *colon;
+		size_t hl;
+
+		n = line_len(h, len - pos);
+		hl = n && h[n - 1] == '\r' ? n - 1 : n;
+		if (++lines > GATE_MAX_HEADERS)
+			return api_fail(reply, 431,
+					"request headers too large (at most %d"
+					" lines)",
+					GATE_MAX_HEADERS);
+		colon = memchr(h, ':', hl);
+		if (!colon || !is_token(h, (size_t)(colon - h)))
+			return api_fail(reply, 400,
+					"bad header line: want NAME: VALUE");
+		if (header_is(h, hl, "Transfer-Encoding"))
+			te = 1;
+		if (header_is(h, hl, "Host"))
+			host++;
+		if (header_is(h, hl, "Content-Length")) {
+			const char *v = colon + 1, *end = h + hl;
+
+			while (v < end && (*v == ' ' || *v == '\t'))
+				v++;
+			while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			if (end - v != 1 || *v != '0')
+				return api_fail(reply, 400,
+						"a GET or HEAD takes no body"
+						" (Content-Length must be 0)");
+		}
+	}
+	if (te)
+		return api_fail(reply, 400,
+				"a GET or HEAD takes no body"
+				" (Transfer-Encoding refused)");
+	if (host > 1 || (v11 && !host))
+		return api_fail(reply, 400,
+				"an HTTP/1.1 request takes one Host header");
+	return 0;
+more:
+	if (len >= GATE_MAX_HEAD)
+		return api_fail(reply, 431, "request head over %d bytes",
+				GATE_MAX_HEAD);
+	return 1;
+}
+
+/* Answer REPLY's JSON error on FD and close it. */
+static void refuse(int fd, struct api_reply *reply, size_t unread)
+{
+	char *body = json_dumps(reply->json, JSON_COMPACT);
+	struct strbuf sb = STRBUF_INIT;
+	ssize_t r = 0;
+
+	/* the head read, so that closing does not reset the connection */
+	if (unread)
+		r = recv(fd, g.buf, unread, MSG_DONTWAIT);
+	(void)r;
+	strbuf_addf(&sb,
+		    "HTTP/1.1 %d %s\r\nContent-Type: application/json;"
+		    " charset=utf-8\r\nCache-Control: no-store\r\n"
+		    "X-Content-Type-Options: nosniff\r\nConnection: close\r\n"
+		    "Content-Length: %zu\r\n\r\n%s",
+		    reply->status,
+		    MHD_get_reason_phrase_for((unsigned)reply->status),
+		    body ? strlen(body) : 0, body ? body : "");
+	r = send(fd, sb.buf, sb.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)r;
+	shutdown(fd, SHUT_WR);
+	close(fd);
+	strbuf_release(&sb);
+	free(body);
+	json_decref(reply->json);
+	reply->json = NULL;
+}
+
+static void slot_close(struct gate_slot *s)
+{
+	epoll_ctl(g.epoll_fd, EPOLL_CTL_DEL, s->fd, NULL);
+	s->fd = -1;
+}
+
+/* Hand S's connection to libmicrohttpd. */
+static void hand_over(int fd, const struct sockaddr_storage *addr,
+		      socklen_t alen)
+{
+	/* on failure (its connection limit) MHD has closed FD itself */
+	(void)MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
+				 alen);
+}
+
+static void on_data(struct gate_slot *s)
+{
+	struct api_reply reply = { .status = 200 };
+	ssize_t n = recv(s->fd, g.buf, GATE_MAX_HEAD, MSG_PEEK);
+	int fd = s->fd, rc;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		slot_close(s);
+		close(fd);
+		return;
+	}
+	rc = gate_head_check(&reply, g.buf, (size_t)n);
+	if (rc > 0)
+		return;
+	slot_close(s);
+	if (rc < 0)
+		refuse(fd, &reply, (size_t)n);
+	else
+		hand_over(fd, &s->addr, s->alen);
+}
+
+static void on_accept(void)
+{
+	for (;;) {
+		struct sockaddr_storage addr;
+		socklen_t alen = sizeof(addr);
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLET |
+						    EPOLLRDHUP };
+		int fd = accept4(g.listen_fd, (struct sockaddr *)&addr, &alen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		size_t i;
+
+		if (fd < 0)
+			return;
+		for (i = 0; i < GATE_SLOTS && g.slot[i].fd >= 0; i++)
+			;
+		if (i == GATE_SLOTS) {
+			/* XXX past GATE_SLOTS heads pending, MHD checks alone */
+			hand_over(fd, &addr, alen);
+			continue;
+		}
+		g.slot[i].fd = fd;
+		g.slot[i].addr = addr;
+		g.slot[i].alen = alen;
+		g.slot[i].deadline = util_now_ms() + GATE_TIMEOUT * 1000;
+		ev.data.u32 = (uint32_t)i;
+		if (epoll_ctl(g.epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+			g.slot[i].fd = -1;
+			close(fd);
+		}
+	}
+}
+
+static void expire(void)
+{
+	int64_t now = util_now_ms();
+
+	for (size_t i = 0; i < GATE_SLOTS; i++) {
+		struct gate_slot *s = &g.slot[i];
+		struct api_reply reply = { 0 };
+		int fd = s->fd;
+
+		if (fd < 0 || s->deadline > now)
+			continue;
+		slot_close(s);
+		api_fail(&reply, 408, "no complete request head in %d s",
+			 GATE_TIMEOUT);
+		refuse(fd, &reply, 0);
+	}
+}
+
+static void *gate_main(void *arg)
+{
+	struct epoll_event ev[64];
+
+	while (__atomic_load_n(&g.running, __ATOMIC_ACQUIRE)) {
+		int n = epoll_wait(g.epoll_fd, ev, ARRAY_SIZE(ev), 500);
+
+		for (int i = 0; i < n; i++) {
+			uint32_t id = ev[i].data.u32;
+
+			if (id == ID_WAKE)
+				continue;
+			if (id == ID_LISTEN)
+				on_accept();
+			else if (id < GATE_SLOTS && g.slot[id].fd >= 0)
+				on_data(&g.slot[id]);
+		}
+		expire();
+	}
+	return NULL;
+}
+
+int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
+	       unsigned short *port_out)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sockaddr_in bound;
+	socklen_t blen = sizeof(bound);
+	int one = 1;
+
+	for (size_t i = 0; i < GATE_SLOTS; i++)
+		g.slot[i].fd = -1;
+	g.daemon = d;
+	g.listen_fd =
+		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (g.listen_fd < 0 ||
+	    setsockopt(g.listen_fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		       sizeof(one)) ||
+	    bind(g.listen_fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+	    listen(g.listen_fd, 1024) ||
+	    getsockname(g.listen_fd, (struct sockaddr *)&bound, &blen))
+		goto fail;
+	*port_out = ntohs(bound.sin_port);
+	g.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	g.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (g.epoll_fd < 0 || g.wake_fd < 0)
+		goto fail;
+	ev.data.u32 = ID_LISTEN;
+	if (epoll_ctl(g.epoll_fd, EPOLL_CTL_ADD, g.listen_fd, &ev))
+		goto fail;
+	ev.data.u32 = ID_WAKE;
+	if (epoll_ctl(g.epoll_fd, EPOLL_CTL_ADD, g.wake_fd, &ev))
+		goto fail;
+	g.running = 1;
+	if (pthread_create(&g.thread, NULL, gate_main, NULL)) {
+		g.running = 0;
+		errno = EAGAIN;
+		goto fail;
+	}
+	return 0;
+fail:
+	error("cannot listen on port %u: %s", (unsigned)ntohs(sa->sin_port),
+	      strerror(errno));
+	gate_stop();
+	return -1;
+}
+
+void gate_stop(void)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	if (g.running) {
+		__atomic_store_n(&g.running, 0, __ATOMIC_RELEASE);
+		r = write(g.wake_fd, &one, sizeof(one));
+		(void)r;
+		pthread_join(g.thread, NULL);
+	}
+	for (size_t i = 0; i < GATE_SLOTS; i++) {
+		if (g.slot[i].fd >= 0)
+			close(g.slot[i].fd);
+		g.slot[i].fd = -1;
+	}
+	if (g.listen_fd >= 0)
+		close(g.listen_fd);
+	if (g.epoll_fd >= 0)
+		close(g.epoll_fd);
+	if (g.wake_fd >= 0)
+		close(g.wake_fd);
+	g.listen_fd = g.epoll_fd = g.wake_fd = -1;
+}
