@@ -103,10 +103,10 @@ $(B)/fuzz-parse: $(FUZZ_SRC)
 
 # The request-path fuzzer: the library built again with clang, for
 # coverage and sanitizers, run on an in-memory database.
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ischema -Icollector \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ischema -Ilib \
 	-Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 	-fsanitize=fuzzer-no-link,address,undefined
-FUZZ_LIB_OBJ = $(patsubst $(B)/%,$(B)/fuzz/%,$(LIB_OBJ))
+FUZZ_LIB_OBJ = $(patsubst $(B)/%,$(B)/fuzz/%,$(LIB_OBJ) $(SERVER_OBJ))
 $(B)/fuzz/schema/migrations.o: $(B)/schema/migrations.c
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -c -o $@ $<
