@@ -904,7 +904,9 @@ static void print_result(const char *file, long warn, long here,
 		json_object_set_new(
 			o, "verdict",
 			json_string(classify_verdict_name(r->verdict)));
-		json_object_set_new(o, "fix", json_string(r->fix));
+		/* unsure: no fix to suggest */
+		json_object_set_new(o, "fix",
+				    r->fix ? jstr(r->fix) : json_null());
 		json_object_set_new(o, "reason", jstr(r->reason));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		putchar('\n');
@@ -912,7 +914,8 @@ static void print_result(const char *file, long warn, long here,
 		return;
 	}
 	printf("%s:%ld: %s (%s): %s\n", file, warn,
-	       classify_verdict_name(r->verdict), r->fix, r->reason);
+	       classify_verdict_name(r->verdict),
+	       r->fix ? r->fix : "no fix: read both cases", r->reason);
 }
 
 /* Classify the stored implicit-fallthrough warnings of one build. */
