@@ -375,7 +375,6 @@ static const struct ccase cases[] = {
 	  "\tcase EVT_OVER: /*H*/\n"
 	  "\t\tif (evt == EVT_OVER)\n"
 	  "\t\t\tlog = false;\n"
-	  "\t\tnotify(log);\n"
 	  "\t\tbreak;\n\t}\n}\n",
 	  CLASSIFY_INTENDED },
 	{ "a comment says it falls through (level 5 ignores it)",
@@ -404,7 +403,7 @@ static const struct ccase cases[] = {
 	  "\tcase BOTH:\n"
 	  "\t\tset_pd(&reg, TX_PD); /*W*/\n"
 	  "\tcase RX: /*H*/\n"
-	  "\t\tset_pd(&reg, RX_PD);\n"
+	  "\t\tenable_rx(&reg);\n"
 	  "\t\tbreak;\n"
 	  "\tcase TX:\n"
 	  "\t\tset_pd(&reg, TX_PD);\n"
