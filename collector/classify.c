@@ -624,9 +624,9 @@ static long read_at(const struct cls *c, const struct store *s, long from,
 		     (punct(c, i + n, '-') && i + n + 1 < to &&
 		      punct(c, i + n + 1, '>'))))
 			return i;
-		if (i > from &&
-		    (punct(c, i - 1, '.') ||
-		     (punct(c, i - 1, '>') && punct(c, i - 2, '-'))))
+		if (i > from && (punct(c, i - 1, '.') ||
+				 (i - 2 >= from && punct(c, i - 1, '>') &&
+				  punct(c, i - 2, '-'))))
 			continue; /* x->len is not len */
 		if (i + n < to && assign_at(c, i + n, from, &comp) && !comp)
 			continue;
@@ -1291,6 +1291,17 @@ static int tells_apart(const struct cls *c, const struct sw *sw, long from,
 	return 0;
 }
 
+/* Does a compound assignment (|=, <<=) start at I, before STOP? */
+static int compound_after(const struct cls *c, long i, long stop)
+{
+	int comp = 0;
+
+	for (long k = i; k < stop && k <= i + 2; k++)
+		if (punct(c, k, '='))
+			return assign_at(c, k, i, &comp) && comp;
+	return 0;
+}
+
 /* The next case reads what the falling case stored (not x |= y). */
 static int uses_stored(const struct cls *c, long afrom, long ato, long bfrom,
 		       long bto)
@@ -1315,11 +1326,7 @@ static int uses_stored(const struct cls *c, long afrom, long ato, long bfrom,
 			break;
 		}
 		while ((r = read_at(c, &sa[i], r, stop)) >= 0) {
-			int comp = 0;
-
-			if (!(r + len < stop &&
-			      (assign_at(c, r + len + 1, r, &comp) ||
-			       assign_at(c, r + len + 2, r, &comp))))
+			if (!compound_after(c, r + len, stop))
 				return 1;
 			r += len;
 		}
