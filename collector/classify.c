@@ -740,6 +740,9 @@ static int same_stores(const struct cls *c, const struct body *a, long afrom,
 			top = a->s[t].op == sa[i].op && !a->s[t].control;
 		if (sa[i].compound || !top)
 			continue;
+		/* read after it in the falling case: it did its job there */
+		if (read_at(c, &sa[i], sa[i].op + 1, ato) >= 0)
+			continue;
 		for (int j = 0; j < nb; j++) {
 			long r;
 
@@ -818,6 +821,18 @@ static int work_count(const struct body *b)
 	return b->n - (b->n && b->s[b->n - 1].is_exit);
 }
 
+/* How many of the tokens that differ are strings (another message)? */
+static int string_diffs(const struct cls *c, const struct stmt *x,
+			const struct stmt *y)
+{
+	int n = 0;
+
+	for (long k = 0; x->first + k <= x->last; k++)
+		n += T(c, x->first + k)->kind == CTOK_STRING &&
+		     !same_text(c, x->first + k, y->first + k);
+	return n;
+}
+
 /* The same call or the same left side: the tokens before ( or =. */
 static int same_head(const struct cls *c, const struct stmt *x,
 		     const struct stmt *y)
@@ -848,9 +863,10 @@ static int same_work(const struct cls *c, const struct body *a,
 		int d = shape_diff(c, &a->s[i], &b->s[i]);
 
 		if (d < 0 || a->s[i].control || b->s[i].control ||
+		    a->s[i].compound || b->s[i].compound ||
 		    !same_head(c, &a->s[i], &b->s[i]))
-			return 0;
-		diff += d;
+			return 0; /* x |= A; beside x |= B; builds up a value */
+		diff += d - string_diffs(c, &a->s[i], &b->s[i]);
 	}
 	if (!diff)
 		return 2;
@@ -888,11 +904,11 @@ static int is_error_value(const struct cls *c, long i, long last)
 
 /*
  * Signal 3b: the next case only reports an error or fails (default:
- * dev_err(...); return -EINVAL; or WARN_ON_ONCE(1); break;).  An error
- * value stored and a break count only in a default.
+ * dev_err(...); return -EINVAL; or WARN_ON_ONCE(1); break;).  Not an
+ * error value stored and a break (err = -EIO; break;): an error path
+ * that several cases share after some bookkeeping of their own.
  */
-static int reports_error(const struct cls *c, const struct body *b,
-			 int is_default)
+static int reports_error(const struct cls *c, const struct body *b)
 {
 	int bad = 0;
 
@@ -910,9 +926,6 @@ static int reports_error(const struct cls *c, const struct body *b,
 			return bad;
 		else if (is(c, f, "goto"))
 			return bad;
-		else if (is_default && s->op >= 0 && !s->control &&
-			 is_error_value(c, s->op, s->last))
-			bad = 1;
 		else
 			return 0;
 	}
@@ -932,8 +945,10 @@ static int finished_work(const struct cls *c, const struct body *a)
 		const struct stmt *s = &a->s[i];
 		int last = i == a->n - 1;
 
+		/* if (...) return ...; after the work, not if (...) break; */
 		if (s->exits &&
-		    !(last && s->control && work && is(c, s->first, "if")))
+		    !(last && s->control && work && is(c, s->first, "if") &&
+		      !leaves_early(c, s->first, s->last + 1, 1)))
 			return 0;
 		if (is_print_call(c, s->first)) {
 			if (last)
@@ -1415,7 +1430,7 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 		     "case's work differently",
 		     what);
 	} else if (finished_work(&c, a) && b->n && is_error_default &&
-		   reports_error(&c, b, 1)) {
+		   reports_error(&c, b)) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the falling case finished its work and the next case "
 		     "is a default that reports an error or returns one");
