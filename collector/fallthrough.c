@@ -926,7 +926,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	sqlite3_stmt *st = NULL, *cs = NULL;
 	long long build = -1, commit = -1;
 	char *sha = NULL, *cached = NULL;
-	long done = 0, bugs = 0, failed = 0;
+	long done = 0, bugs = 0, unsure = 0, failed = 0;
 	int ret = -1;
 
 	if (db_open(&db, dbpath, DB_READ_WRITE) ||
@@ -977,6 +977,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 			print_result(file, warn, here, &r, as_json);
 			done++;
 			bugs += r.verdict == CLASSIFY_MISSING_BREAK;
+			unsure += r.verdict == CLASSIFY_UNSURE;
 		}
 		free(src);
 		free(file);
@@ -984,9 +985,9 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	if (db_commit(db))
 		goto out;
 	if (!as_json)
-		printf("%ld classified: %ld likely missing break, %ld not "
-		       "readable\n",
-		       done, bugs, failed);
+		printf("%ld classified: %ld likely missing break, %ld unsure, "
+		       "%ld not readable\n",
+		       done, bugs, unsure, failed);
 	ret = 0;
 out:
 	sqlite3_finalize(cs);

@@ -88,6 +88,8 @@ echo "$out" | grep -q '^drivers/ok.c:11: likely intended (fallthrough;)'
 ok $? "ok.c: intended"
 echo "$out" | grep -q '^drivers/maybe.c:7: unsure (no fix: read both cases): no evidence'
 ok $? "maybe.c: unsure, no fix suggested, and why"
+echo "$out" | grep -q '^3 classified: 1 likely missing break, 1 unsure, 0 not readable$'
+ok $? "the summary counts the unsure verdicts"
 row=$(sqlite3 "$tmp/k.db" "SELECT verdict || ',' || ifnull(fix, 'NULL') FROM classifications
 	WHERE reason LIKE 'no evidence%';" 2>&1)
 ok $([ "$row" = "unsure,NULL" ]; echo $?) "stored as unsure with no fix ($row)"
