@@ -396,7 +396,9 @@ static void print_result(const char *file, long warn, long here,
 		json_object_set_new(
 			o, "verdict",
 			json_string(classify_verdict_name(r->verdict)));
-		json_object_set_new(o, "fix", json_string(r->fix));
+		/* unsure: no fix to suggest */
+		json_object_set_new(o, "fix",
+				    r->fix ? jstr(r->fix) : json_null());
 		json_object_set_new(o, "reason", jstr(r->reason));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		putchar('\n');
@@ -404,7 +406,8 @@ static void print_result(const char *file, long warn, long here,
 		return;
 	}
 	printf("%s:%ld: %s (%s): %s\n", file, warn,
-	       classify_verdict_name(r->verdict), r->fix, r->reason);
+	       classify_verdict_name(r->verdict),
+	       r->fix ? r->fix : "no fix: read both cases", r->reason);
 }
 
 /* Classify the stored implicit-fallthrough warnings of one build. */
@@ -415,7 +418,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	struct query_ids ids = { 0 };
 	long long build = -1, commit = -1;
 	char *sha = NULL, *cached = NULL;
-	long done = 0, bugs = 0, failed = 0;
+	long done = 0, bugs = 0, unsure = 0, failed = 0;
 	int ret = -1;
 
 	if (db_open(&db, dbpath, DB_READ_WRITE) ||
@@ -455,6 +458,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 			print_result(file, warn, here, &r, as_json);
 			done++;
 			bugs += r.verdict == CLASSIFY_MISSING_BREAK;
+			unsure += r.verdict == CLASSIFY_UNSURE;
 		}
 		free(src);
 		free(file);
@@ -462,9 +466,9 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	if (db_commit(db))
 		goto out;
 	if (!as_json)
-		printf("%ld classified: %ld likely missing break, %ld not "
-		       "readable\n",
-		       done, bugs, failed);
+		printf("%ld classified: %ld likely missing break, %ld unsure, "
+		       "%ld not readable\n",
+		       done, bugs, unsure, failed);
 	ret = 0;
 out:
 	query_ids_release(&ids);

@@ -49,9 +49,12 @@ static void print_warning(FILE *fp, json_t *w, const char *mark,
 		fprintf(fp, "   %s:%lld:%lld: note: %s\n", jstr(n, "file"),
 			jint(n, "line"), jint(n, "column"), jstr(n, "message"));
 	}
-	if (*jstr(w, "verdict"))
+	if (*jstr(w, "verdict") && *jstr(w, "fix"))
 		fprintf(fp, "   %s, suggest '%s': %s\n", jstr(w, "verdict"),
 			jstr(w, "fix"), jstr(w, "reason"));
+	else if (*jstr(w, "verdict")) /* unsure: no fix to suggest */
+		fprintf(fp, "   %s, no fix suggested (read both cases): %s\n",
+			jstr(w, "verdict"), jstr(w, "reason"));
 	if (*jstr(w, "object"))
 		fprintf(fp, "   reproduce: make O=%s %s\n",
 			build_dir ? build_dir : "<build>", jstr(w, "object"));

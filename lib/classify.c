@@ -287,7 +287,9 @@ static int says(struct classify_result *out, enum classify_verdict v,
 	va_list ap;
 
 	out->verdict = v;
-	out->fix = v == CLASSIFY_MISSING_BREAK ? "break;" : "fallthrough;";
+	out->fix = v == CLASSIFY_MISSING_BREAK ? "break;" :
+		   v == CLASSIFY_INTENDED      ? "fallthrough;" :
+						 NULL;
 	va_start(ap, fmt);
 	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
 	va_end(ap);
@@ -471,49 +473,6 @@ static int restarts(const struct cls *c, const struct body *a,
 	return 1;
 }
 
-/*
- * Signal 3: the next case fails at once: return -E...  Not BUG(): count
- * then crash is a common intended path.
- */
-static int fails_at_once(const struct cls *c, const struct body *b)
-{
-	for (int j = 0; j < b->n; j++) {
-		const struct stmt *s = &b->s[j];
-		long f = s->first;
-
-		if (is_print_call(c, f))
-			continue;
-		if (is(c, f, "return") && f + 2 <= s->last &&
-		    punct(c, f + 1, '-') && T(c, f + 2)->kind == CTOK_IDENT &&
-		    c->lx.buf[T(c, f + 2)->start] == 'E')
-			return 1;
-		/*
-		 * Not "err = -EIO; break;": an error path that several
-		 * cases share after some bookkeeping of their own.
-		 */
-		return 0;
-	}
-	return 0;
-}
-
-/* The falling case did real work: an unconditional store or call. */
-static int did_work(const struct cls *c, const struct body *a)
-{
-	int work = 0;
-
-	for (int i = 0; i < a->n; i++) {
-		const struct stmt *s = &a->s[i];
-
-		if (s->exits)
-			return 0; /* it leaves on a condition */
-		if (is_print_call(c, s->first))
-			return 0; /* it reports, then fails with the next */
-		if (!s->control)
-			work = 1;
-	}
-	return work;
-}
-
 /* The falling case advances a state: x->state++, step = NEXT, ... */
 static int advances_state(const struct cls *c, const struct body *a)
 {
@@ -546,31 +505,546 @@ static int advances_state(const struct cls *c, const struct body *a)
 	return 0;
 }
 
-/* The next case reads something the falling case stored. */
-static int sets_up(const struct cls *c, const struct body *a,
-		   const struct body *b)
+/* ---- signals over any statement, nested ones included ---- */
+
+/*
+ * The first token of the left side of the assignment whose '=' is at OP
+ * (a variable, a field path, an element, *p), or -1 when the left side
+ * moves or calls (*p++ = x, f(a)->b = x).
+ */
+static long lhs_start(const struct cls *c, long op, long first)
 {
-	for (int i = 0; i < a->n; i++) {
-		const struct stmt *sa = &a->s[i];
-		long base;
+	long i = op - 1;
 
-		if (sa->op < 0 || sa->control)
-			continue;
-		base = lhs_base(c, sa);
-		if (base < 0)
-			continue;
-		for (int j = 0; j < b->n; j++) {
-			const struct stmt *sb = &b->s[j];
+	while (i >= first) {
+		if (T(c, i)->kind == CTOK_IDENT) {
+			i--;
+		} else if (punct(c, i, ']')) {
+			int d = 0;
 
-			if (sb->op >= 0 && !sb->compound && !sb->control &&
-			    same_lhs(c, sa, sb) &&
-			    !mentions(c, sb->op + 1, sb->last, base))
-				break; /* overwritten first */
-			if (mentions(c, sb->first, sb->last, base))
+			for (; i >= first; i--) {
+				if (punct(c, i, ']'))
+					d++;
+				else if (punct(c, i, '[') && --d == 0)
+					break;
+				else if (punct(c, i, '(') || punct(c, i, ')') ||
+					 (i > first &&
+					  (punct(c, i, '+') ||
+					   punct(c, i, '-')) &&
+					  punct(c, i - 1,
+						c->lx.buf[T(c, i)->start])))
+					return -1; /* a[f(x)], a[i++] */
+			}
+			i--;
+		} else if (punct(c, i, '.') || (punct(c, i, '>') && i > first &&
+						punct(c, i - 1, '-'))) {
+			i -= punct(c, i, '.') ? 1 : 2;
+		} else {
+			break;
+		}
+	}
+	i++;
+	if (i >= op || T(c, i)->kind != CTOK_IDENT)
+		return -1;
+	/* *p = x: the star belongs to the left side unless it multiplies */
+	if (i > first && punct(c, i - 1, '*') &&
+	    (i - 1 == first || punct(c, i - 2, ';') || punct(c, i - 2, '{') ||
+	     punct(c, i - 2, '}') || punct(c, i - 2, ')') ||
+	     punct(c, i - 2, ':')))
+		i--;
+	if (i > first && (punct(c, i - 1, '+') || punct(c, i - 1, '-')) &&
+	    i - 1 > first && punct(c, i - 2, c->lx.buf[T(c, i - 1)->start]))
+		return -1; /* ++p = x */
+	return i;
+}
+
+/* An assignment anywhere in a case: its left side [first, last]. */
+struct store {
+	long first, last, op;
+	int compound;
+};
+
+#define MAX_STORES 64
+
+/* The plain and compound assignments of code tokens [from, to). */
+static int find_stores(struct store *st, const struct cls *c, long from,
+		       long to)
+{
+	int n = 0, paren = 0;
+
+	for (long i = from; i < to && n < MAX_STORES; i++) {
+		int comp = 0;
+		long f;
+
+		if (punct(c, i, '('))
+			paren++;
+		else if (punct(c, i, ')') && paren)
+			paren--;
+		/* not the '=' of a for header or of a macro's argument */
+		if (paren || !assign_at(c, i, from, &comp))
+			continue;
+		f = lhs_start(c, i - comp, from);
+		if (f < 0)
+			continue;
+		st[n].first = f;
+		st[n].last = i - comp - 1;
+		st[n].op = i;
+		st[n].compound = comp;
+		n++;
+	}
+	return n;
+}
+
+/* Do code tokens at I and J start the same N tokens? */
+static int same_seq(const struct cls *c, long i, long j, long n)
+{
+	for (long k = 0; k < n; k++)
+		if (!same_text(c, i + k, j + k))
+			return 0;
+	return 1;
+}
+
+/*
+ * Is the left side S read in [from, to): named there other than as the
+ * left side of a plain assignment?
+ */
+static long read_at(const struct cls *c, const struct store *s, long from,
+		    long to)
+{
+	long n = s->last - s->first + 1;
+
+	for (long i = from; i + n <= to; i++) {
+		int comp = 0;
+
+		if (!same_seq(c, i, s->first, n))
+			continue;
+		/* a longer path that starts the same: p->a is not p->ab */
+		if (i + n < to &&
+		    (punct(c, i + n, '.') || punct(c, i + n, '[') ||
+		     (punct(c, i + n, '-') && i + n + 1 < to &&
+		      punct(c, i + n + 1, '>'))))
+			return i;
+		if (i > from && (punct(c, i - 1, '.') ||
+				 (i - 2 >= from && punct(c, i - 1, '>') &&
+				  punct(c, i - 2, '-'))))
+			continue; /* x->len is not len */
+		if (i + n < to && assign_at(c, i + n, from, &comp) && !comp)
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+/*
+ * Does the falling case [from, to) leave the switch early anywhere:
+ * return, goto, or a break or continue outside a nested loop or switch?
+ * With ONLY_BREAK, is there such a break (a path that ends the case)?
+ */
+static int leaves_early(const struct cls *c, long from, long to, int only_break)
+{
+	int stack[64], depth = 0, pending = 0, paren = 0;
+
+	for (long i = from; i < to; i++) {
+		if (punct(c, i, '('))
+			paren++;
+		else if (punct(c, i, ')') && paren)
+			paren--;
+		else if (is(c, i, "switch") || is(c, i, "for") ||
+			 is(c, i, "while") || is(c, i, "do"))
+			pending = 1;
+		else if (punct(c, i, '{')) {
+			if (depth < 64)
+				stack[depth] = pending ||
+					       (depth && stack[depth - 1]);
+			depth++;
+			pending = 0;
+		} else if (punct(c, i, '}') && depth) {
+			depth--;
+		} else if (punct(c, i, ';') && !paren) {
+			pending = 0;
+		} else if (is(c, i, "return") || is(c, i, "goto")) {
+			if (!only_break)
 				return 1;
+		} else if ((is(c, i, "break") ||
+			    (!only_break && is(c, i, "continue"))) &&
+			   !(depth && depth <= 64 && stack[depth - 1]) &&
+			   !pending) {
+			return 1;
 		}
 	}
 	return 0;
+}
+
+/*
+ * Signal 1b: the falling case stores, even inside an if or a nested
+ * switch, and never leaves early; the next case stores to the same place
+ * before anything reads it (a nested switch that picks an id, then the
+ * next case's own id).
+ */
+static int dead_store_nested(const struct cls *c, long afrom, long ato,
+			     const struct body *b, char *what, size_t n)
+{
+	struct store st[MAX_STORES];
+	int ns;
+
+	if (leaves_early(c, afrom, ato, 0))
+		return 0;
+	ns = find_stores(st, c, afrom, ato);
+	for (int i = 0; i < ns; i++) {
+		const struct store *s = &st[i];
+
+		if (s->compound)
+			continue;
+		/* read after it in the falling case: not dead there */
+		if (read_at(c, s, s->op + 1, ato) >= 0)
+			continue;
+		for (int j = 0; j < b->n; j++) {
+			const struct stmt *sb = &b->s[j];
+			long len = s->last - s->first + 1;
+
+			if (sb->control || sb->exits)
+				break;
+			if (sb->op >= 0 && !sb->compound &&
+			    lhs_end(sb) - sb->first == len &&
+			    same_seq(c, sb->first, s->first, len) &&
+			    read_at(c, s, sb->op + 1, sb->last + 1) < 0) {
+				tok_str(what, n, c, s->first, s->last);
+				return 1;
+			}
+			if (read_at(c, s, sb->first, sb->last + 1) >= 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Signal 4: the next case assigns, anywhere, a place the falling case
+ * assigned, without reading it first (if (len) rc = S_IRUGO; after
+ * rc = S_IRUGO;).  Weaker than a dead store: the next store may not
+ * happen.
+ */
+static int same_stores(const struct cls *c, const struct body *a, long afrom,
+		       long ato, long bfrom, long bto, char *what, size_t n)
+{
+	struct store sa[MAX_STORES], sb[MAX_STORES];
+	int na = find_stores(sa, c, afrom, ato);
+	int nb = find_stores(sb, c, bfrom, bto);
+
+	for (int i = 0; i < na; i++) {
+		long len = sa[i].last - sa[i].first + 1;
+		int top = 0;
+
+		/* a store on the way out (in an if that breaks) is no match */
+		for (int t = 0; t < a->n && !top; t++)
+			top = a->s[t].op == sa[i].op && !a->s[t].control;
+		if (sa[i].compound || !top)
+			continue;
+		/* read after it in the falling case: it did its job there */
+		if (read_at(c, &sa[i], sa[i].op + 1, ato) >= 0)
+			continue;
+		for (int j = 0; j < nb; j++) {
+			long r;
+
+			if (sb[j].compound ||
+			    sb[j].last - sb[j].first + 1 != len ||
+			    !same_seq(c, sa[i].first, sb[j].first, len))
+				continue;
+			r = read_at(c, &sa[i], bfrom, bto);
+			if (r >= 0 && r < sb[j].first)
+				break; /* read first: it builds on it */
+			tok_str(what, n, c, sa[i].first, sa[i].last);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Same statement but for names and values: the number of tokens that
+ * differ (identifiers for identifiers, literals for literals), or -1.
+ */
+static int shape_diff(const struct cls *c, const struct stmt *x,
+		      const struct stmt *y)
+{
+	long n = x->last - x->first;
+	int diff = 0;
+
+	if (n != y->last - y->first)
+		return -1;
+	for (long k = 0; k <= n; k++) {
+		long i = x->first + k, j = y->first + k;
+		enum ctok_kind ki = T(c, i)->kind, kj = T(c, j)->kind;
+
+		if (same_text(c, i, j))
+			continue;
+		if (ki == CTOK_PUNCT || kj == CTOK_PUNCT ||
+		    (ki == CTOK_IDENT) != (kj == CTOK_IDENT) ||
+		    is_control_word(c, i) || is_control_word(c, j) ||
+		    is_exit_word(c, i) || is_exit_word(c, j))
+			return -1;
+		diff++;
+	}
+	return diff;
+}
+
+/*
+ * Two calls of one family on matching arguments, the other member for
+ * the other case: crypto_unregister_aead(&alg.aead) then
+ * crypto_unregister_ahash(&alg.hash).  Not the same function again
+ * with other arguments (a sequence of steps) and not stores to two
+ * fields (setting two flags).
+ */
+static int alternative_calls(const struct cls *c, const struct stmt *x,
+			     const struct stmt *y)
+{
+	const struct ctok *fx = T(c, x->first), *fy = T(c, y->first);
+	size_t nx = fx->end - fx->start, ny = fy->end - fy->start, p = 0;
+	const char *a = c->lx.buf + fx->start, *b = c->lx.buf + fy->start;
+	int d = shape_diff(c, x, y);
+
+	if (d <= 0 || x->control || y->control || x->op >= 0 || y->op >= 0 ||
+	    fx->kind != CTOK_IDENT || x->first + 1 > x->last ||
+	    !punct(c, x->first + 1, '(') || same_text(c, x->first, y->first))
+		return 0;
+	while (p < nx && p < ny && a[p] == b[p])
+		p++;
+	/* a common stem up to a '_': crypto_unregister_ */
+	while (p && a[p - 1] != '_')
+		p--;
+	return p >= 4 && d <= 1 + (x->last - x->first + 1) / 4;
+}
+
+/* The statements of B that do work: all but a last exit. */
+static int work_count(const struct body *b)
+{
+	return b->n - (b->n && b->s[b->n - 1].is_exit);
+}
+
+/* How many of the tokens that differ are strings (another message)? */
+static int string_diffs(const struct cls *c, const struct stmt *x,
+			const struct stmt *y)
+{
+	int n = 0;
+
+	for (long k = 0; x->first + k <= x->last; k++)
+		n += T(c, x->first + k)->kind == CTOK_STRING &&
+		     !same_text(c, x->first + k, y->first + k);
+	return n;
+}
+
+/* The same call or the same left side: the tokens before ( or =. */
+static int same_head(const struct cls *c, const struct stmt *x,
+		     const struct stmt *y)
+{
+	for (long k = 0; x->first + k <= x->last; k++) {
+		long i = x->first + k;
+
+		if (!same_text(c, i, y->first + k))
+			return 0;
+		if (punct(c, i, '(') || (x->op >= 0 && i == x->op))
+			return 1;
+	}
+	return 1;
+}
+
+/*
+ * 1 when B's work is A's with other arguments or values, each step the
+ * same call or store (a parallel case), 2 when it is exactly A's, else 0.
+ */
+static int same_work(const struct cls *c, const struct body *a,
+		     const struct body *b)
+{
+	int n = work_count(a), diff = 0;
+
+	if (!n || n != work_count(b))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		int d = shape_diff(c, &a->s[i], &b->s[i]);
+
+		if (d < 0 || a->s[i].control || b->s[i].control ||
+		    a->s[i].compound || b->s[i].compound ||
+		    !same_head(c, &a->s[i], &b->s[i]))
+			return 0; /* x |= A; beside x |= B; builds up a value */
+		diff += d - string_diffs(c, &a->s[i], &b->s[i]);
+	}
+	if (!diff)
+		return 2;
+	return diff <= n + 1 ? 1 : 0;
+}
+
+/* A call that reports an error: dev_err(), pr_warn(), WARN_ON(), ... */
+static int is_error_report(const struct cls *c, long i)
+{
+	const struct ctok *t = T(c, i);
+	const char *p = c->lx.buf + t->start;
+	size_t n = t->end - t->start;
+	static const char *const words[] = { "err",   "error", "warn", "crit",
+					     "alert", "emerg", "WARN" };
+
+	if (!is_print_call(c, i))
+		return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(words); k++)
+		if (memmem(p, n, words[k], strlen(words[k])))
+			return 1;
+	return 0;
+}
+
+/* return -EINVAL, return ERR_PTR(-E...), err = -EIO: an error value. */
+static int is_error_value(const struct cls *c, long i, long last)
+{
+	for (; i <= last; i++)
+		if (punct(c, i, '-') && i + 1 <= last &&
+		    T(c, i + 1)->kind == CTOK_IDENT &&
+		    c->lx.buf[T(c, i + 1)->start] == 'E' &&
+		    isupper((unsigned char)c->lx.buf[T(c, i + 1)->start + 1]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Signal 3b: the next case only reports an error or fails (default:
+ * dev_err(...); return -EINVAL; or WARN_ON_ONCE(1); break;).  Not an
+ * error value stored and a break (err = -EIO; break;): an error path
+ * that several cases share after some bookkeeping of their own.
+ */
+static int reports_error(const struct cls *c, const struct body *b)
+{
+	int bad = 0;
+
+	for (int j = 0; j < b->n; j++) {
+		const struct stmt *s = &b->s[j];
+		long f = s->first;
+
+		if (is_error_report(c, f))
+			bad = 1;
+		else if (is_print_call(c, f))
+			continue;
+		else if (is(c, f, "return"))
+			return bad || is_error_value(c, f, s->last);
+		else if (is(c, f, "break"))
+			return bad;
+		else if (is(c, f, "goto"))
+			return bad;
+		else
+			return 0;
+	}
+	return bad;
+}
+
+/*
+ * The falling case finished an action: it stored or called something
+ * (not only reported), and it ends there, or in if (...) return ...;
+ * after that work.
+ */
+static int finished_work(const struct cls *c, const struct body *a)
+{
+	int work = 0;
+
+	for (int i = 0; i < a->n; i++) {
+		const struct stmt *s = &a->s[i];
+		int last = i == a->n - 1;
+
+		/* if (...) return ...; after the work, not if (...) break; */
+		if (s->exits &&
+		    !(last && s->control && work && is(c, s->first, "if") &&
+		      !leaves_early(c, s->first, s->last + 1, 1)))
+			return 0;
+		if (is_print_call(c, s->first)) {
+			if (last)
+				return 0; /* it reports, then fails */
+			continue;
+		}
+		if (!s->control || s->op >= 0)
+			work = 1;
+		else if (!s->exits)
+			work = 1; /* an if or a loop that does work */
+	}
+	return work;
+}
+
+/* The falling case only reports: it warns and takes the next case's path. */
+static int only_reports(const struct cls *c, const struct body *a)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!is_print_call(c, a->s[i].first))
+			return 0;
+	return a->n > 0;
+}
+
+/*
+ * The falling case only checks: conditional exits, and the error value
+ * that one of them returns (r = -EINVAL; if (bad) break;).
+ */
+static int only_checks(const struct cls *c, const struct body *a)
+{
+	int checks = 0;
+
+	for (int i = 0; i < a->n; i++) {
+		const struct stmt *s = &a->s[i];
+
+		if (s->control && s->exits && is(c, s->first, "if"))
+			checks++;
+		else if (s->op >= 0 && !s->control &&
+			 (is_error_value(c, s->op, s->last) ||
+			  (s->last - s->op <= 2 && is_value(c, s->op + 1))))
+			continue;
+		else
+			return 0;
+	}
+	return checks > 0 && a->s[a->n - 1].control;
+}
+
+/* A comment between the falling case and the label says it falls. */
+static int comment_says_falls(const struct cls *c, long k)
+{
+	static const char *const words[] = { "fall",	"Fall", "FALL",
+					     "thru",	"THRU", "through",
+					     "continue" };
+	size_t from = k > 0 ? (size_t)c->code[k - 1] + 1 : 0;
+
+	for (size_t t = from; t < (size_t)c->code[k]; t++) {
+		const struct ctok *tk = &c->lx.toks[t];
+
+		if (tk->kind != CTOK_COMMENT)
+			continue;
+		for (size_t w = 0; w < ARRAY_SIZE(words); w++)
+			if (memmem(c->lx.buf + tk->start, tk->end - tk->start,
+				   words[w], strlen(words[w])))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * Weak signs of intent: the next case builds up the same value (flags
+ * |= A; then flags |= B;), or does the same to another part of the same
+ * object (set(&reg, TX, 1); then set(&reg, RX, 1);), or repeats a step
+ * that moves on (*q++ = 0xff; twice: an unrolled sequence).
+ */
+static int accumulates(const struct cls *c, const struct body *a,
+		       const struct body *b)
+{
+	const struct stmt *x, *y;
+	int d;
+
+	if (!a->n || !b->n)
+		return 0;
+	x = &a->s[a->n - 1];
+	y = &b->s[0];
+	if (x->op >= 0 && x->compound && y->op >= 0 && y->compound &&
+	    same_lhs(c, x, y))
+		return 1;
+	d = shape_diff(c, x, y);
+	if (d == 0)
+		return lhs_has_effects(c, x) || (x->op >= 0 && x->compound) ||
+		       (x->op >= 0 && lhs_base(c, x) >= 0 &&
+			mentions(c, x->op + 1, x->last, lhs_base(c, x)));
+	/* the same call on the same first argument, another flag */
+	return d == 1 && T(c, x->first)->kind == CTOK_IDENT &&
+	       same_text(c, x->first, y->first) && x->first + 1 <= x->last &&
+	       punct(c, x->first + 1, '(') && x->first + 2 <= x->last &&
+	       same_text(c, x->first + 2, y->first + 2);
 }
 
 /* Code-token index of the first case/default label on or after LINE. */
@@ -602,13 +1076,287 @@ static long label_end(const struct cls *c, long i)
 	return i;
 }
 
+/* ---- the whole switch: its case groups ---- */
+
+#define MAX_GROUPS 512
+
+/* A case group: one or more labels, then statements [from, to). */
+struct group {
+	long label, from, to;
+	int is_default, labels;
+	int leaves; /* ends in break, return, goto, or the switch's end */
+	int marked; /* ends in fallthrough; */
+};
+
+struct sw {
+	struct group g[MAX_GROUPS];
+	int n;
+	long cond, cond_end; /* the switch's expression [cond, cond_end) */
+	int fall, next; /* the falling group and the next one, or -1 */
+};
+
+/* Does the last statement of B leave: an exit, or a block ending in one? */
+static int body_leaves(const struct cls *c, const struct body *b)
+{
+	const struct stmt *l;
+
+	if (!b->n)
+		return 0;
+	l = &b->s[b->n - 1];
+	if (l->is_exit)
+		return 1;
+	if (punct(c, l->first, '{') && l->last - 1 > l->first) {
+		struct body *in = xmalloc(sizeof(*in));
+		int r;
+
+		cut_body(in, c, l->first + 1, l->last, 0);
+		r = body_leaves(c, in);
+		free(in);
+		return r;
+	}
+	/* BUG(), panic(), unreachable(): nothing follows */
+	return is(c, l->first, "BUG") || is(c, l->first, "panic") ||
+	       is(c, l->first, "unreachable");
+}
+
+/* Is the last statement of B the fallthrough; marker? */
+static int body_marked(const struct cls *c, const struct body *b)
+{
+	const struct stmt *l = b->n ? &b->s[b->n - 1] : NULL;
+
+	return l && (is(c, l->first, "fallthrough") ||
+		     is(c, l->first, "__attribute__"));
+}
+
+/*
+ * The groups of the switch whose label is at K, with the falling group
+ * (ending at K) and the next one (starting at K).  Returns 0, or -1 when
+ * the label does not sit directly in a switch's braces.
+ */
+static int find_groups(struct sw *sw, const struct cls *c, long k)
+{
+	long open = -1, close, i;
+	int depth = 0;
+	struct body *b;
+
+	sw->n = 0;
+	sw->fall = sw->next = -1;
+	for (i = k - 1; i >= 0; i--) {
+		if (punct(c, i, '}')) {
+			depth++;
+		} else if (punct(c, i, '{')) {
+			if (!depth) {
+				open = i;
+				break;
+			}
+			depth--;
+		}
+	}
+	if (open < 1 || !punct(c, open - 1, ')'))
+		return -1;
+	for (i = open - 1, depth = 0; i >= 0; i--) {
+		if (punct(c, i, ')'))
+			depth++;
+		else if (punct(c, i, '(') && --depth == 0)
+			break;
+	}
+	if (i < 1 || !is(c, i - 1, "switch"))
+		return -1;
+	sw->cond = i + 1;
+	sw->cond_end = open - 1;
+	for (close = open + 1, depth = 0; close < c->ncode; close++) {
+		if (punct(c, close, '{'))
+			depth++;
+		else if (punct(c, close, '}') && depth-- == 0)
+			break;
+	}
+	for (i = open + 1, depth = 0; i < close; i++) {
+		long e;
+
+		if (punct(c, i, '{') || punct(c, i, '('))
+			depth++;
+		else if ((punct(c, i, '}') || punct(c, i, ')')) && depth)
+			depth--;
+		if (depth || !(is(c, i, "case") || is(c, i, "default")))
+			continue;
+		e = label_end(c, i);
+		if (sw->n && sw->g[sw->n - 1].from == i) {
+			/* another label of the same group */
+			sw->g[sw->n - 1].from = e;
+		} else if (sw->n < MAX_GROUPS) {
+			if (sw->n)
+				sw->g[sw->n - 1].to = i;
+			memset(&sw->g[sw->n], 0, sizeof(sw->g[0]));
+			sw->g[sw->n].label = i;
+			sw->g[sw->n].from = e;
+			sw->n++;
+		} else {
+			return -1;
+		}
+		if (is(c, i, "default"))
+			sw->g[sw->n - 1].is_default = 1;
+		sw->g[sw->n - 1].labels++;
+		if (i == k)
+			sw->next = sw->n - 1;
+		i = e - 1;
+	}
+	if (!sw->n || sw->next < 0)
+		return -1;
+	sw->g[sw->n - 1].to = close;
+	b = xmalloc(sizeof(*b));
+	for (int g = 0; g < sw->n; g++) {
+		cut_body(b, c, sw->g[g].from, sw->g[g].to, 0);
+		sw->g[g].leaves = body_leaves(c, b) || g == sw->n - 1;
+		sw->g[g].marked = body_marked(c, b);
+	}
+	free(b);
+	if (sw->next > 0 && sw->g[sw->next - 1].to == k &&
+	    sw->g[sw->next].label == k)
+		sw->fall = sw->next - 1;
+	return 0;
+}
+
+/*
+ * Parallel groups: every other case of the switch (at least two) ends in
+ * break, return or goto, and none falls on.
+ */
+static int all_others_leave(const struct sw *sw)
+{
+	int others = 0;
+
+	if (sw->fall < 0)
+		return 0;
+	for (int g = 0; g < sw->n; g++) {
+		if (g == sw->fall || sw->g[g].from >= sw->g[g].to)
+			continue;
+		if (!sw->g[g].leaves || sw->g[g].marked)
+			return 0;
+		others++;
+	}
+	return others >= 2;
+}
+
+/*
+ * Another case that leaves does the falling case's work with other names
+ * or values (1: a parallel case), or exactly that work (2: the falling
+ * case adds that case's work to the next one's).
+ */
+static int sibling_work(const struct cls *c, const struct sw *sw,
+			const struct body *a)
+{
+	struct body *g;
+	int best = 0;
+
+	if (sw->fall < 0)
+		return 0;
+	g = xmalloc(sizeof(*g));
+	for (int i = 0; i < sw->n && best < 2; i++) {
+		int r;
+
+		if (i == sw->fall || i == sw->next || !sw->g[i].leaves)
+			continue;
+		cut_body(g, c, sw->g[i].from, sw->g[i].to, 0);
+		if (!g->n || !g->s[g->n - 1].is_exit)
+			continue;
+		r = same_work(c, a, g);
+		if (r > best)
+			best = r;
+	}
+	free(g);
+	return best;
+}
+
+/* The falling case breaks on one of its paths (if (x) { ...; break; }). */
+static int breaks_on_a_path(const struct cls *c, long from, long to)
+{
+	return leaves_early(c, from, to, 1);
+}
+
+/*
+ * The next case compares the switch's value again (if (cmd == OTHER)):
+ * it tells apart the cases that reach it, so it expects this one.  Not
+ * when it only tells apart its own labels.
+ */
+static int tells_apart(const struct cls *c, const struct sw *sw, long from,
+		       long to)
+{
+	long n = sw->cond_end - sw->cond;
+	const struct group *fall, *next;
+
+	if (!sw->n || sw->fall < 0 || n <= 0)
+		return 0;
+	fall = &sw->g[sw->fall];
+	next = &sw->g[sw->next];
+	for (long i = from; i + n + 1 < to; i++) {
+		long v;
+
+		if (!same_seq(c, i, sw->cond, n) ||
+		    !((punct(c, i + n, '=') || punct(c, i + n, '!')) &&
+		      punct(c, i + n + 1, '=')))
+			continue;
+		if (next->labels == 1)
+			return 1;
+		/* compared with one of the falling case's labels */
+		v = i + n + 2;
+		for (long l = fall->label; l < fall->from; l++)
+			if (is(c, l, "case") && v < to &&
+			    same_text(c, l + 1, v))
+				return 1;
+	}
+	return 0;
+}
+
+/* Does a compound assignment (|=, <<=) start at I, before STOP? */
+static int compound_after(const struct cls *c, long i, long stop)
+{
+	int comp = 0;
+
+	for (long k = i; k < stop && k <= i + 2; k++)
+		if (punct(c, k, '='))
+			return assign_at(c, k, i, &comp) && comp;
+	return 0;
+}
+
+/* The next case reads what the falling case stored (not x |= y). */
+static int uses_stored(const struct cls *c, long afrom, long ato, long bfrom,
+		       long bto)
+{
+	struct store sa[MAX_STORES], sb[MAX_STORES];
+	int na = find_stores(sa, c, afrom, ato);
+	int nb = find_stores(sb, c, bfrom, bto);
+
+	for (int i = 0; i < na; i++) {
+		long len = sa[i].last - sa[i].first + 1;
+		long r = bfrom, stop = bto;
+
+		/* up to the end of the first plain store there again */
+		for (int j = 0; j < nb; j++) {
+			if (sb[j].compound ||
+			    sb[j].last - sb[j].first + 1 != len ||
+			    !same_seq(c, sa[i].first, sb[j].first, len))
+				continue;
+			for (stop = sb[j].op;
+			     stop < bto && !punct(c, stop, ';'); stop++)
+				;
+			break;
+		}
+		while ((r = read_at(c, &sa[i], r, stop)) >= 0) {
+			if (!compound_after(c, r + len, stop))
+				return 1;
+			r += len;
+		}
+	}
+	return 0;
+}
+
 int classify_fallthrough(struct classify_result *out, const char *src,
 			 size_t len, long warn_line, long here_line)
 {
 	struct cls c;
 	struct body *a = NULL, *b = NULL;
+	struct sw *sw = NULL;
 	long k, i, from, to;
-	int depth, ret = 0;
+	int depth, ret = 0, parallel, sib, is_error_default;
 	char what[96];
 
 	memset(&c, 0, sizeof(c));
@@ -620,7 +1368,7 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 			c.code[c.ncode++] = (long)t;
 	k = find_label(&c, here_line);
 	if (k < 0) {
-		says(out, CLASSIFY_INTENDED, "no case label at line %ld",
+		says(out, CLASSIFY_UNSURE, "no case label at line %ld",
 		     here_line);
 		ret = -1;
 		goto out;
@@ -635,8 +1383,10 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 			break;
 	}
 	from = i < 0 ? 0 : punct(&c, i, '{') ? i + 1 : label_end(&c, i);
-	/* the next case: up to the next label or the switch's } */
+	/* the next case: past its labels, up to the next label or the } */
 	to = label_end(&c, k);
+	while (to < c.ncode && (is(&c, to, "case") || is(&c, to, "default")))
+		to = label_end(&c, to);
 	for (i = to, depth = 0; i < c.ncode; i++) {
 		if (punct(&c, i, '{'))
 			depth++;
@@ -647,29 +1397,30 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	}
 	a = xmalloc(sizeof(*a));
 	b = xmalloc(sizeof(*b));
+	sw = xmalloc(sizeof(*sw));
 	cut_body(a, &c, from, k, 1);
 	cut_body(b, &c, to, i, 0);
 	b->falls_on = b->falls_on && i < c.ncode && !punct(&c, i, '}');
+	if (find_groups(sw, &c, k))
+		sw->n = 0, sw->fall = sw->next = -1;
+	parallel = all_others_leave(sw);
+	sib = a->n ? sibling_work(&c, sw, a) : 0;
+	is_error_default = sw->next >= 0 ? sw->g[sw->next].is_default :
+					   is(&c, k, "default");
 	(void)warn_line;
 
-	if (dead_store(&c, a, b, what, sizeof(what))) {
+	/*
+	 * Evidence of a missing break, the strongest first; then evidence
+	 * of intent; then weaker evidence of a missing break that counts
+	 * only when every other case breaks; then weak signs of intent.
+	 * No evidence is "unsure", never "intended".
+	 */
+	if (dead_store(&c, a, b, what, sizeof(what)) ||
+	    dead_store_nested(&c, from, k, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case overwrites '%s' before anything reads "
 		     "what this case stored there",
 		     what);
-	} else if (!a->n) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case has no statements of its own");
-	} else if (sets_up(&c, a, b)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the next case uses what the falling case set up");
-	} else if (advances_state(&c, a)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case advances a state the next case "
-		     "continues from");
-	} else if (b->falls_on) {
-		says(out, CLASSIFY_INTENDED,
-		     "the next case falls on too: a chain of steps");
 	} else if (repeats(&c, a, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case repeats '%s' with another constant", what);
@@ -678,16 +1429,79 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 		     "the next case starts over with '%s' and redoes this "
 		     "case's work differently",
 		     what);
-	} else if (did_work(&c, a) && fails_at_once(&c, b)) {
+	} else if (finished_work(&c, a) && b->n && is_error_default &&
+		   reports_error(&c, b)) {
 		says(out, CLASSIFY_MISSING_BREAK,
-		     "the falling case did its work and the next case fails "
-		     "at once");
-	} else {
+		     "the falling case finished its work and the next case "
+		     "is a default that reports an error or returns one");
+	} else if (finished_work(&c, a) && b->n &&
+		   is(&c, b->s[0].first, "return") &&
+		   is_error_value(&c, b->s[0].first, b->s[0].last)) {
+		says(out, CLASSIFY_MISSING_BREAK,
+		     "the falling case finished its work and the next case "
+		     "fails at once");
+	} else if (!a->n) {
 		says(out, CLASSIFY_INTENDED,
-		     "no sign that the falling case's work is undone or "
-		     "repeated");
+		     "the falling case has no statements of its own");
+	} else if (comment_says_falls(&c, k)) {
+		says(out, CLASSIFY_INTENDED,
+		     "a comment before the next case says it falls through");
+	} else if (advances_state(&c, a)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the falling case advances a state the next case "
+		     "continues from");
+	} else if (b->falls_on || body_marked(&c, b)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the next case falls on too: a chain of steps");
+	} else if (breaks_on_a_path(&c, from, k)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the falling case breaks on one path and falls on at "
+		     "its end: a choice, not an omission");
+	} else if (tells_apart(&c, sw, to, i)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the next case tests the switch's value again: it "
+		     "expects other cases to fall into it");
+	} else if (only_checks(&c, a)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the falling case only checks and leaves early; "
+		     "otherwise it goes on with the next case");
+	} else if (only_reports(&c, a)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the falling case only reports, then takes the next "
+		     "case's path");
+	} else if (uses_stored(&c, from, k, to, i)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the next case reads what the falling case stored");
+	} else if (sib == 2 && !parallel) {
+		says(out, CLASSIFY_INTENDED,
+		     "the falling case does another case's work, then the "
+		     "next one's: a case that combines two");
+	} else if (parallel &&
+		   same_stores(&c, a, from, k, to, i, what, sizeof(what))) {
+		says(out, CLASSIFY_MISSING_BREAK,
+		     "every other case breaks, and the next case assigns "
+		     "'%s' again",
+		     what);
+	} else if (parallel && a->n && b->n &&
+		   alternative_calls(&c, &a->s[a->n - 1], &b->s[0])) {
+		says(out, CLASSIFY_MISSING_BREAK,
+		     "every other case breaks, and the next case calls the "
+		     "other function of the same family");
+	} else if (parallel && sib == 1) {
+		says(out, CLASSIFY_MISSING_BREAK,
+		     "every other case breaks, one of them after this "
+		     "case's work with other names or values");
+	} else if (!parallel && accumulates(&c, a, b)) {
+		says(out, CLASSIFY_INTENDED,
+		     "the next case builds on the same value or object "
+		     "the falling case worked on");
+	} else {
+		says(out, CLASSIFY_UNSURE,
+		     "no evidence either way%s: read both cases",
+		     parallel ? " (every other case breaks)" : "");
 	}
 out:
+	free(sw);
 	free(a);
 	free(b);
 	free(c.code);
@@ -698,7 +1512,8 @@ out:
 const char *classify_verdict_name(enum classify_verdict v)
 {
 	return v == CLASSIFY_MISSING_BREAK ? "likely missing break" :
-					     "likely intended";
+	       v == CLASSIFY_INTENDED	   ? "likely intended" :
+					     "unsure";
 }
 
 int classify_store(sqlite3 *db, long long identity_id,

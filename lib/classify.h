@@ -5,15 +5,29 @@
 /*
  * classify.c: is an implicit fall-through a missing break or an intended
  * fall-through without its marker?  A heuristic over the source text of
- * the two cases (no parser, no compiler): the falling case ends on the
- * warning's line, the next case starts on the note's line.
+ * the switch (no parser, no compiler): the falling case ends before the
+ * label on the note's line, the next case starts there.
  *
  * Signals of a missing break: the next case overwrites what the falling
- * case just stored before anything reads it; the next case repeats a
- * call or assignment of the falling case with another constant; the
- * falling case did its work and the next one fails at once.  Signals of
- * intent: the falling case sets up what the next one uses, advances a
- * state machine, or leaves early on a condition; the next case falls on.
+ * case just stored (also inside a nested if or switch) before anything
+ * reads it; it repeats or restarts the falling case's steps with another
+ * constant; the falling case finished its work (also when it ends in
+ * if (...) return ...;) and the next case is a default that reports an
+ * error or returns one, or fails at once.  Weaker, and only when every
+ * other case of the switch (at least two) breaks: the next case assigns
+ * what the falling case assigned; it calls the other function of the
+ * same family; another case that breaks does the falling case's work
+ * with other values.
+ *
+ * Signals of intent: a state advanced, a chain of cases that fall on, a
+ * comment that says so, a case that only checks or only reports, a case
+ * that breaks on one path and falls on the other, a next case that
+ * tests the switch's value again or reads what the falling case stored,
+ * a case that does another case's work and then the next one's; weakly,
+ * the next case building on the same value.
+ *
+ * Without evidence the verdict is "unsure", with no fix: advice to add
+ * fallthrough; to a real bug would hide it for good.
  */
 
 #include <sqlite3.h>
@@ -22,11 +36,12 @@
 enum classify_verdict {
 	CLASSIFY_INTENDED, /* likely intended: add fallthrough; */
 	CLASSIFY_MISSING_BREAK, /* likely missing break: add break; */
+	CLASSIFY_UNSURE, /* no evidence either way: no fix */
 };
 
 struct classify_result {
 	enum classify_verdict verdict;
-	const char *fix; /* static: "break;" or "fallthrough;" */
+	const char *fix; /* static: "break;", "fallthrough;", NULL if unsure */
 	char reason[256]; /* in words, one sentence */
 };
 
@@ -34,17 +49,17 @@ struct classify_result {
  * Classify the fall-through from the case ending at WARN_LINE into the
  * label on HERE_LINE (lines are 1-based) of the LEN bytes of C source at
  * SRC.  Pure: no I/O.  Returns 0 with *out filled, or -1 when no case
- * label is found on or after HERE_LINE (then *out says "likely intended"
- * with that reason).  Never reports an error itself.
+ * label is found on or after HERE_LINE (then *out says "unsure" with that
+ * reason).  Never reports an error itself.
  */
 int classify_fallthrough(struct classify_result *out, const char *src,
 			 size_t len, long warn_line, long here_line);
 
-/* "likely missing break" or "likely intended". */
+/* "likely missing break", "likely intended" or "unsure". */
 const char *classify_verdict_name(enum classify_verdict v);
 
 /*
- * Store R for the warning identity IDENTITY_ID in DB (schema 0002,
+ * Store R for the warning identity IDENTITY_ID in DB (schema 0002 and 0008,
  * table classifications), replacing an older verdict.  Returns 0 or -1
  * (reported).
  */

@@ -57,11 +57,25 @@ int deliver(struct call *call)
 	return 0;
 }
 C
-(cd "$tmp/src" && for f in drivers/bug.c drivers/ok.c; do
+cat >"$tmp/src/drivers/maybe.c" <<'C'
+void prepare_b(int *d);
+void run_c(int *d);
+void go(int *d, int cmd)
+{
+	switch (cmd) {
+	case 2:
+		prepare_b(d);
+	case 3:
+		run_c(d);
+		break;
+	}
+}
+C
+(cd "$tmp/src" && for f in drivers/bug.c drivers/ok.c drivers/maybe.c; do
 	LANG=C gcc -c -o /dev/null -Wimplicit-fallthrough=3 "$f"
 done) >"$tmp/build.log" 2>&1
-[ "$(grep -c 'may fall through' "$tmp/build.log")" = 2 ]
-ok $? "gcc warns twice"
+[ "$(grep -c 'may fall through' "$tmp/build.log")" = 3 ]
+ok $? "gcc warns three times"
 "$kwarn" ingest --db "$tmp/k.db" --tree t --commit one "$tmp/build.log" \
 	>/dev/null 2>&1
 ok $? "the log is ingested"
@@ -72,11 +86,18 @@ echo "$out" | grep -q '^drivers/bug.c:9: likely missing break (break;): the next
 ok $? "bug.c: missing break, with the reason"
 echo "$out" | grep -q '^drivers/ok.c:11: likely intended (fallthrough;)'
 ok $? "ok.c: intended"
+echo "$out" | grep -q '^drivers/maybe.c:7: unsure (no fix: read both cases): no evidence'
+ok $? "maybe.c: unsure, no fix suggested, and why"
+echo "$out" | grep -q '^3 classified: 1 likely missing break, 1 unsure, 0 not readable$'
+ok $? "the summary counts the unsure verdicts"
+row=$(sqlite3 "$tmp/k.db" "SELECT verdict || ',' || ifnull(fix, 'NULL') FROM classifications
+	WHERE reason LIKE 'no evidence%';" 2>&1)
+ok $([ "$row" = "unsure,NULL" ]; echo $?) "stored as unsure with no fix ($row)"
 rows=$(sqlite3 "$tmp/k.db" "SELECT count(*) FROM classifications;" 2>&1)
-ok $([ "$rows" = 2 ]; echo $?) "two verdicts stored ($rows)"
+ok $([ "$rows" = 3 ]; echo $?) "three verdicts stored ($rows)"
 "$kwarn" classify --db "$tmp/k.db" --tree "$tmp/src" >/dev/null 2>&1
 rows=$(sqlite3 "$tmp/k.db" "SELECT count(*) FROM classifications;" 2>&1)
-ok $([ "$rows" = 2 ]; echo $?) "classifying again replaces, not adds ($rows)"
+ok $([ "$rows" = 3 ]; echo $?) "classifying again replaces, not adds ($rows)"
 
 # the same sources from the commit of a git repository
 (cd "$tmp/src" && git init -q && git add -A && git -c user.name=t \
@@ -90,7 +111,7 @@ echo "$out" | grep -q '"file":"drivers/bug.c".*"verdict":"likely missing break"'
 ok $? "bug.c read from the commit, not the (changed) work tree"
 
 "$kwarn" classify --db "$tmp/k.db" --tree /nonexistent >"$tmp/o" 2>&1
-grep -q "2 not readable\|nonexistent" "$tmp/o"
+grep -q "3 not readable\|nonexistent" "$tmp/o"
 ok $? "a tree without the sources: said so, no crash"
 "$kwarn" classify --db "$tmp/nope.db" --tree "$tmp/src" >"$tmp/o" 2>&1
 ok $([ $? != 0 ] && [ "$(wc -l <"$tmp/o")" = 1 ]; echo $?) \

@@ -79,17 +79,20 @@ function verdict(v) {
 }
 
 // kwarn classify's verdict on a fall-through warning: a badge (red for a
-// likely missing break, grey for a likely intended fall-through), the fix
-// it suggests and why; null when the warning was not classified.
+// likely missing break, amber for unsure, grey for a likely intended
+// fall-through), the fix it suggests (none when unsure) and why; null
+// when the warning was not classified.
 function classification(w) {
 	if (!w.verdict)
 		return null;
 	const kind = w.verdict === 'likely missing break' ? 'missing-break' :
-		'intended';
+		w.verdict === 'unsure' ? 'unsure' : 'intended';
 	return el('div', { class: 'classify' },
 		el('span', { class: 'classify-badge ' + kind }, w.verdict),
 		w.fix ? el('span', { class: 'classify-fix' }, 'fix: ',
-			el('code', {}, w.fix)) : null,
+			el('code', {}, w.fix)) :
+			el('span', { class: 'classify-fix' },
+				'no fix suggested: read both cases'),
 		w.reason ? el('span', { class: 'classify-reason' }, w.reason) : null);
 }
 

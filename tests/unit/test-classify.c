@@ -198,6 +198,223 @@ static const struct ccase cases[] = {
 	  "\t\tnum = 4;\r\n"
 	  "\t\tbreak;\r\n\t}\r\n\treturn num;\r\n}\r\n",
 	  CLASSIFY_MISSING_BREAK },
+	/* ---- issue 16: more shapes of real fixes, and "unsure" ---- */
+	{ "a nested switch picks the id, the next case sets its own "
+	  "(84242b82d81c)",
+	  "static void f(struct hal *h, int svid, int smid)\n{\n"
+	  "\tswitch (svid) {\n"
+	  "\tcase 0x10EC:\n"
+	  "\t\tswitch (smid) {\n"
+	  "\t\tcase 0x6151:\n"
+	  "\t\t\th->oem_id = CID_TOSHIBA;\n"
+	  "\t\t\tbreak;\n"
+	  "\t\tdefault:\n"
+	  "\t\t\th->oem_id = CID_DEFAULT;\n"
+	  "\t\t\tbreak;\n"
+	  "\t\t} /*W*/\n"
+	  "\tcase 0x1025: /*H*/\n"
+	  "\t\th->oem_id = CID_ACER;\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "a store that a nested path breaks after is no dead store",
+	  "static void f(struct hal *h, int svid, int bad)\n{\n"
+	  "\tswitch (svid) {\n"
+	  "\tcase 0x10EC:\n"
+	  "\t\tif (bad) {\n"
+	  "\t\t\th->oem_id = CID_TOSHIBA;\n"
+	  "\t\t\tbreak;\n"
+	  "\t\t}\n"
+	  "\t\th->oem_id = CID_DEFAULT;\n"
+	  "\t\tnotify(h); /*W*/\n"
+	  "\tcase 0x1025: /*H*/\n"
+	  "\t\th->oem_id = CID_ACER;\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "work done, then a default that only warns (xfrm AF_INET6)",
+	  "static void f(struct sk_buff *skb, int family)\n{\n"
+	  "\tswitch (family) {\n"
+	  "\tcase AF_INET:\n"
+	  "\t\tskb->protocol = htons(ETH_P_IP);\n"
+	  "\t\tbreak;\n"
+	  "\tcase AF_INET6:\n"
+	  "\t\tskb->protocol = htons(ETH_P_IPV6); /*W*/\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\tWARN_ON_ONCE(1);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "work that ends in if (...) return, then a default that fails",
+	  "static int f(struct dev *d, int type)\n{\n"
+	  "\tswitch (type) {\n"
+	  "\tcase TYPE_A:\n"
+	  "\t\tret = setup_a(d);\n"
+	  "\t\tif (ret)\n"
+	  "\t\t\treturn ret; /*W*/\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\tdev_err(d->dev, \"bad type %d\\n\", type);\n"
+	  "\t\treturn -EINVAL;\n\t}\n\treturn 0;\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "a count, then a default that crashes: not an error report",
+	  "static void f(int st)\n{\n"
+	  "\tswitch (st) {\n"
+	  "\tcase ST_OVERFLOW:\n"
+	  "\t\tSTAT(overflow); /*W*/\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\tBUG();\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "every other case breaks and the next one assigns rc again "
+	  "(df997abeebad)",
+	  "static int f(struct tgt *tgt, int type)\n{\n"
+	  "\tint rc = 0;\n\n"
+	  "\tswitch (type) {\n"
+	  "\tcase TGT_INDEX:\n"
+	  "\tcase TGT_FLAGS:\n"
+	  "\t\trc = S_IRUGO; /*W*/\n"
+	  "\tcase TGT_NAME: /*H*/\n"
+	  "\t\tif (tgt->name_len)\n"
+	  "\t\t\trc = S_IRUGO;\n"
+	  "\t\tbreak;\n"
+	  "\tcase TGT_CHAP_NAME:\n"
+	  "\t\tif (tgt->chap_name_len)\n"
+	  "\t\t\trc = S_IRUGO;\n"
+	  "\t\tbreak;\n\t}\n\treturn rc;\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "the same two cases alone: the next case may assign rc: unsure",
+	  "static int f(struct tgt *tgt, int type)\n{\n"
+	  "\tint rc = 0;\n\n"
+	  "\tswitch (type) {\n"
+	  "\tcase TGT_INDEX:\n"
+	  "\t\trc = S_IRUGO; /*W*/\n"
+	  "\tcase TGT_NAME: /*H*/\n"
+	  "\t\tif (tgt->name_len)\n"
+	  "\t\t\trc = S_IRUGO;\n"
+	  "\t\tbreak;\n\t}\n\treturn rc;\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "every other case breaks, the next calls the other member of "
+	  "the family (5fc194ea6d34)",
+	  "static void f(struct alg *t)\n{\n"
+	  "\tswitch (t->type) {\n"
+	  "\tcase TYPE_SKCIPHER:\n"
+	  "\t\tcrypto_unregister_skcipher(&t->alg.skcipher);\n"
+	  "\t\tbreak;\n"
+	  "\tcase TYPE_AEAD:\n"
+	  "\t\tcrypto_unregister_aead(&t->alg.aead); /*W*/\n"
+	  "\tcase TYPE_AHASH: /*H*/\n"
+	  "\t\tcrypto_unregister_ahash(&t->alg.hash);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "every other case breaks, one after this case's work with "
+	  "another value (5d25ff7a5448)",
+	  "static void f(struct scb *scb)\n{\n"
+	  "\tswitch (scb->cmd[0]) {\n"
+	  "\tcase ERASE:\n"
+	  "\t\tscb->result = DID_ERROR << 16;\n"
+	  "\t\tbreak;\n"
+	  "\tcase START_STOP:\n"
+	  "\t\tscb->result = DID_OK << 16; /*W*/\n"
+	  "\tcase TEST_UNIT_READY: /*H*/\n"
+	  "\tcase INQUIRY:\n"
+	  "\t\tsend_inquiry(scb);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_MISSING_BREAK },
+	{ "every other case breaks, but nothing else ties them: unsure",
+	  "static void f(struct dev *d, int cmd)\n{\n"
+	  "\tswitch (cmd) {\n"
+	  "\tcase CMD_A:\n"
+	  "\t\tstart_a(d);\n"
+	  "\t\tbreak;\n"
+	  "\tcase CMD_B:\n"
+	  "\t\tprepare_b(d); /*W*/\n"
+	  "\tcase CMD_C: /*H*/\n"
+	  "\t\trun_c(d);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "no evidence either way: unsure, not intended",
+	  "static void f(struct dev *d, int cmd)\n{\n"
+	  "\tswitch (cmd) {\n"
+	  "\tcase CMD_B:\n"
+	  "\t\tprepare_b(d); /*W*/\n"
+	  "\tcase CMD_C: /*H*/\n"
+	  "\t\trun_c(d);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "the next case reads another field of the object: unsure",
+	  "static void f(struct info *info, int kind)\n{\n"
+	  "\tswitch (kind) {\n"
+	  "\tcase WIDE:\n"
+	  "\t\tinfo->width = 8; /*W*/\n"
+	  "\tcase NARROW: /*H*/\n"
+	  "\t\tshow(info->height);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "the falling case breaks on one path, falls on the other",
+	  "static int f(struct sta *sta, int state)\n{\n"
+	  "\tswitch (state) {\n"
+	  "\tcase OPN_SNT:\n"
+	  "\t\tif (sta->retries < max) {\n"
+	  "\t\t\tretry(sta);\n"
+	  "\t\t\taction = OPEN;\n"
+	  "\t\t\tbreak;\n"
+	  "\t\t}\n"
+	  "\t\treason = MAX_RETRIES; /*W*/\n"
+	  "\tcase CNF_RCVD: /*H*/\n"
+	  "\t\tsta->state = HOLDING;\n"
+	  "\t\taction = CLOSE;\n"
+	  "\t\tbreak;\n"
+	  "\tcase ESTAB:\n"
+	  "\t\taction = NONE;\n"
+	  "\t\tbreak;\n\t}\n\treturn action;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "the next case tests the switch's value: it expects this one",
+	  "static void f(int evt)\n{\n"
+	  "\tswitch (evt) {\n"
+	  "\tcase EVT_LOST:\n"
+	  "\t\tlog = true;\n"
+	  "\t\tbreak;\n"
+	  "\tcase EVT_STALL:\n"
+	  "\t\tlog = true; /*W*/\n"
+	  "\tcase EVT_OVER: /*H*/\n"
+	  "\t\tif (evt == EVT_OVER)\n"
+	  "\t\t\tlog = false;\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "a comment says it falls through (level 5 ignores it)",
+	  "static void f(struct dev *d, int cmd)\n{\n"
+	  "\tswitch (cmd) {\n"
+	  "\tcase CMD_B:\n"
+	  "\t\tprepare_b(d); /*W*/\n"
+	  "\t\t/* and then run it like C */\n"
+	  "\t\t/* fall through */\n"
+	  "\tcase CMD_C: /*H*/\n"
+	  "\t\trun_c(d);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "the falling case only reports, then takes the error path",
+	  "static int f(struct dev *d, int mode)\n{\n"
+	  "\tswitch (mode) {\n"
+	  "\tcase MODE_OLD:\n"
+	  "\t\tdev_warn(d->dev, \"old mode\\n\"); /*W*/\n"
+	  "\tcase MODE_BAD: /*H*/\n"
+	  "\t\tret = -EINVAL;\n"
+	  "\t\tbreak;\n\t}\n\treturn ret;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "a case that does another case's work, then the next one's",
+	  "static void f(int dir)\n{\n"
+	  "\tswitch (dir) {\n"
+	  "\tcase BOTH:\n"
+	  "\t\tset_pd(&reg, TX_PD); /*W*/\n"
+	  "\tcase RX: /*H*/\n"
+	  "\t\tenable_rx(&reg);\n"
+	  "\t\tbreak;\n"
+	  "\tcase TX:\n"
+	  "\t\tset_pd(&reg, TX_PD);\n"
+	  "\t\tbreak;\n"
+	  "\tcase RESET:\n"
+	  "\t\tclear_pd(&reg);\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase NONE:\n"
+	  "\t\tupdate(&reg);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_INTENDED },
 };
 
 static long line_of(const char *src, const char *mark)
@@ -224,11 +441,18 @@ static void test_cases(void)
 					  line_of(c->src, "/*H*/"));
 		ok(rc == 0 && r.verdict == c->want, "%s: %s (%s)", c->what,
 		   classify_verdict_name(r.verdict), r.reason);
-		ok(!strcmp(r.fix, c->want == CLASSIFY_MISSING_BREAK ?
-					  "break;" :
-					  "fallthrough;") &&
-			   r.reason[0],
-		   "%s: fix '%s' and a reason", c->what, r.fix);
+		if (c->want == CLASSIFY_UNSURE)
+			ok(rc == 0 && !r.fix && r.reason[0],
+			   "%s: no fix, and a reason", c->what);
+		else
+			ok(rc == 0 && r.fix &&
+				   !strcmp(r.fix,
+					   c->want == CLASSIFY_MISSING_BREAK ?
+						   "break;" :
+						   "fallthrough;") &&
+				   r.reason[0],
+			   "%s: fix '%s' and a reason", c->what,
+			   r.fix ? r.fix : "none");
 	}
 }
 
@@ -248,9 +472,10 @@ static void test_bad_input(void)
 			   0 &&
 		   r.verdict == CLASSIFY_MISSING_BREAK,
 	   "an unterminated comment after the switch: still classified");
+	/* not "likely intended": no evidence is never advice */
 	ok(classify_fallthrough(&r, "int x;\n", 7, 1, 1) == -1 &&
-		   r.verdict == CLASSIFY_INTENDED && r.fix,
-	   "no label on the line: -1 and a verdict all the same");
+		   r.verdict == CLASSIFY_UNSURE && !r.fix && r.reason[0],
+	   "no label on the line: -1 and unsure, with no fix");
 	ok(classify_fallthrough(&r, junk, sizeof(junk) - 1, 1, 1) <= 0,
 	   "binary junk: no crash");
 	ok(classify_fallthrough(&r, "", 0, 1, 1) == -1, "empty source: -1");
@@ -340,6 +565,25 @@ static void test_store(void)
 		   sqlite3_column_int(st, 2) == 1,
 	   "one row, the newer verdict");
 	sqlite3_finalize(st);
+	st = NULL;
+	r.verdict = CLASSIFY_UNSURE;
+	r.fix = NULL;
+	ok(classify_store(db, 7, &r) == 0, "an unsure verdict is stored");
+	db_prepare(&st, db,
+		   "SELECT verdict, fix IS NULL FROM classifications "
+		   "WHERE identity_id = 7");
+	ok(st && sqlite3_step(st) == SQLITE_ROW &&
+		   !strcmp(db_col_text(st, 0), "unsure") &&
+		   sqlite3_column_int(st, 1) == 1,
+	   "unsure, with no fix (schema 0008)");
+	sqlite3_finalize(st);
+	ok(db_exec(db,
+		   "UPDATE classifications SET fix = 'fallthrough;' "
+		   "WHERE identity_id = 7",
+		   "a fix on an unsure verdict") != 0,
+	   "the schema refuses a fix on an unsure verdict");
+	r.verdict = CLASSIFY_MISSING_BREAK;
+	r.fix = "break;";
 	ok(classify_store(db, 99, &r) == -1, "an unknown identity is refused");
 	db_close(db);
 	util_rm_rf(dir);
