@@ -95,7 +95,8 @@ $(B)/asan/tests/%: tests/unit/%.c tests/unit/tap.h $(ASAN_TEST_LIBS)
 	$(CC) $(ALL_CFLAGS) $(SAN) -Icollector -Iserver -o $@ $< $(ASAN_TEST_LIBS) $(LIBS)
 
 # The parser fuzzer (libFuzzer, clang).
-FUZZ_SRC = tests/fuzz/fuzz-parse.c lib/parse.c common/strbuf.c common/util.c
+FUZZ_SRC = tests/fuzz/fuzz-parse.c lib/parse.c common/strbuf.c common/util.c \
+	common/child.c
 $(B)/fuzz-parse: $(FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ilib \

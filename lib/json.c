@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,4 +76,38 @@ json_t *jstr(const char *s)
 	j = json_stringn(copy, len);
 	free(copy);
 	return j ? j : json_string("");
+}
+
+json_t *json_col_str(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	return jstr((const char *)sqlite3_column_text(st, col));
+}
+
+json_t *json_col_int(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	return json_integer(sqlite3_column_int64(st, col));
+}
+
+void json_set_cols(json_t *o, sqlite3_stmt *st, int first, const char *spec)
+{
+	for (int col = first; *spec; col++) {
+		const char *colon = strchr(spec, ':');
+		char key[64];
+		size_t n = colon ? (size_t)(colon - spec) : 0;
+
+		/* a bad spec is a bug in the caller, not bad input */
+		assert(colon && n < sizeof(key) && colon[1]);
+		memcpy(key, spec, n);
+		key[n] = '\0';
+		json_object_set_new(o, key,
+				    colon[1] == 'i' ? json_col_int(st, col) :
+						      json_col_str(st, col));
+		spec = colon + 2;
+		while (*spec == ' ')
+			spec++;
+	}
 }

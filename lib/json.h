@@ -8,6 +8,7 @@
  */
 
 #include <jansson.h>
+#include <sqlite3.h>
 
 /*
  * A new JSON string holding S, with every byte that is not part of a
@@ -19,5 +20,17 @@ json_t *jstr(const char *s);
 
 /* 1 if the LEN bytes at S are valid UTF-8 (as jansson wants), else 0. */
 int json_is_utf8(const char *s, size_t len);
+
+/* Column COL of ST's row as a JSON string (jstr()) or integer; SQL NULL
+ * is JSON null. */
+json_t *json_col_str(sqlite3_stmt *st, int col);
+json_t *json_col_int(sqlite3_stmt *st, int col);
+
+/*
+ * Set in O one key per column of ST's row from column FIRST on, as SPEC
+ * names them: "id:i sha:s ...", i for an integer and s for a string (NULL
+ * stays null).  One line instead of a dozen json_object_set_new() calls.
+ */
+void json_set_cols(json_t *o, sqlite3_stmt *st, int first, const char *spec);
 
 #endif

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "db.h"
+#include "ident.h"
 #include "json.h"
 #include "query.h"
 #include "util.h"
@@ -1039,20 +1040,6 @@ static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 	db_bind_text(st, 6, f->files);
 }
 
-static json_t *col_json_str(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL ?
-		       json_null() :
-		       jstr(db_col_text(st, col));
-}
-
-static json_t *col_json_int(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL ?
-		       json_null() :
-		       json_integer(sqlite3_column_int64(st, col));
-}
-
 static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
 {
 	json_t *notes = json_array();
@@ -1061,11 +1048,11 @@ static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
 	while (sqlite3_step(nt) == SQLITE_ROW) {
 		json_t *n = json_object();
 
-		json_object_set_new(n, "file", col_json_str(nt, 0));
-		json_object_set_new(n, "line", col_json_int(nt, 1));
-		json_object_set_new(n, "column", col_json_int(nt, 2));
-		json_object_set_new(n, "message", col_json_str(nt, 3));
-		json_object_set_new(n, "source", col_json_str(nt, 4));
+		json_object_set_new(n, "file", json_col_str(nt, 0));
+		json_object_set_new(n, "line", json_col_int(nt, 1));
+		json_object_set_new(n, "column", json_col_int(nt, 2));
+		json_object_set_new(n, "message", json_col_str(nt, 3));
+		json_object_set_new(n, "source", json_col_str(nt, 4));
 		json_array_append_new(notes, n);
 	}
 	sqlite3_reset(nt);
@@ -1157,35 +1144,35 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *w = json_object();
 
-		json_object_set_new(w, "identity", col_json_str(st, 13));
-		json_object_set_new(w, "identity_id", col_json_int(st, 0));
-		json_object_set_new(w, "state", col_json_str(st, 1));
-		json_object_set_new(w, "file", col_json_str(st, 4));
-		json_object_set_new(w, "line", col_json_int(st, 5));
-		json_object_set_new(w, "column", col_json_int(st, 6));
-		json_object_set_new(w, "function", col_json_str(st, 7));
-		json_object_set_new(w, "option", col_json_str(st, 8));
-		json_object_set_new(w, "message", col_json_str(st, 9));
-		json_object_set_new(w, "kind", col_json_str(st, 11));
+		json_object_set_new(w, "identity", json_col_str(st, 13));
+		json_object_set_new(w, "identity_id", json_col_int(st, 0));
+		json_object_set_new(w, "state", json_col_str(st, 1));
+		json_object_set_new(w, "file", json_col_str(st, 4));
+		json_object_set_new(w, "line", json_col_int(st, 5));
+		json_object_set_new(w, "column", json_col_int(st, 6));
+		json_object_set_new(w, "function", json_col_str(st, 7));
+		json_object_set_new(w, "option", json_col_str(st, 8));
+		json_object_set_new(w, "message", json_col_str(st, 9));
+		json_object_set_new(w, "kind", json_col_str(st, 11));
 		json_object_set_new(w, "werror",
 				    json_boolean(sqlite3_column_int(st, 22)));
-		json_object_set_new(w, "source", col_json_str(st, 10));
-		json_object_set_new(w, "inline_chain", col_json_str(st, 23));
-		json_object_set_new(w, "object", col_json_str(st, 12));
-		json_object_set_new(w, "seen", col_json_int(st, 2));
-		json_object_set_new(w, "build", col_json_int(st, 15));
+		json_object_set_new(w, "source", json_col_str(st, 10));
+		json_object_set_new(w, "inline_chain", json_col_str(st, 23));
+		json_object_set_new(w, "object", json_col_str(st, 12));
+		json_object_set_new(w, "seen", json_col_int(st, 2));
+		json_object_set_new(w, "build", json_col_int(st, 15));
 		json_object_set_new(w, "in_change",
 				    json_boolean(sqlite3_column_int(st, 18)));
 		json_object_set_new(w, "introduced",
 				    sqlite3_column_type(st, 16) == SQLITE_NULL ?
 					    jstr(p->base) :
-					    col_json_str(st, 16));
-		json_object_set_new(w, "fixed", col_json_str(st, 17));
+					    json_col_str(st, 16));
+		json_object_set_new(w, "fixed", json_col_str(st, 17));
 		json_object_set_new(w, "reproducer", reproducer(st, 12, 14));
 		/* kwarn classify's verdict on a fall-through, or nulls */
-		json_object_set_new(w, "verdict", col_json_str(st, 19));
-		json_object_set_new(w, "fix", col_json_str(st, 20));
-		json_object_set_new(w, "reason", col_json_str(st, 21));
+		json_object_set_new(w, "verdict", json_col_str(st, 19));
+		json_object_set_new(w, "fix", json_col_str(st, 20));
+		json_object_set_new(w, "reason", json_col_str(st, 21));
 		json_object_set_new(
 			w, "notes",
 			sqlite3_column_type(st, 3) == SQLITE_NULL ?
@@ -1209,4 +1196,64 @@ out:
 	sqlite3_finalize(nt);
 	free(optbuf);
 	return ret;
+}
+
+int query_warning(json_t **out, sqlite3 *db, const char *ident,
+		  long long commit_id)
+{
+	sqlite3_stmt *st = NULL, *nt = NULL;
+	long long fp_key;
+	json_t *w;
+	int rc, id = is_id(ident);
+
+	*out = NULL;
+	if (db_prepare(
+		    &st, db,
+		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
+		    " d.source, d.message, o.path, i.fingerprint, d.function,"
+		    " d.option, cl.verdict, cl.fix, cl.reason, d.inline_chain"
+		    " FROM identities i JOIN states s ON s.identity_id = i.id"
+		    " JOIN diagnostics d ON d.id = s.diag_id"
+		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " LEFT JOIN classifications cl ON cl.identity_id = i.id"
+		    " WHERE ((i.fp_key = ?5 AND i.fingerprint = ?1)"
+		    "  OR (?2 AND i.id = ?3))"
+		    " AND (?4 IS NULL OR s.commit_id = ?4)"
+		    " ORDER BY s.commit_id DESC LIMIT 1") ||
+	    db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq")) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	db_bind_text(st, 1, ident);
+	sqlite3_bind_int(st, 2, id);
+	sqlite3_bind_int64(st, 3, id ? strtoll(ident, NULL, 10) : -1);
+	db_bind_int(st, 4, commit_id, 1);
+	/* the fingerprint is found through its indexed first 64 bits */
+	if (ident_fingerprint_key(&fp_key, ident))
+		sqlite3_bind_null(st, 5);
+	else
+		sqlite3_bind_int64(st, 5, fp_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		w = json_object();
+		json_set_cols(w, st, 0,
+			      "commit_id:i diag_id:i file:s line:i "
+			      "column:i source:s message:s object:s "
+			      "identity:s function:s option:s "
+			      "verdict:s fix:s reason:s "
+			      "inline_chain:s");
+		json_object_set_new(w, "notes",
+				    notes_json(nt,
+					       sqlite3_column_int64(st, 1)));
+		json_object_del(w, "diag_id");
+		*out = w;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(nt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot look up warning '%s': %s", ident,
+			     sqlite3_errmsg(db));
+	return 0;
 }

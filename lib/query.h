@@ -226,4 +226,14 @@ void query_tree_release(struct query_tree *t);
  */
 int query_tree_dir(char **out, sqlite3 *db, const char *name);
 
+/*
+ * Warning IDENT (its identity fingerprint, or an identities id) at commit
+ * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
+ * with commit_id, file, line, column, source, message, object, identity,
+ * function, option, verdict, fix, reason, inline_chain and notes; *out is
+ * NULL when there is none.  Returns 0 or -1 (reported).
+ */
+int query_warning(json_t **out, sqlite3 *db, const char *ident,
+		  long long commit_id);
+
 #endif

@@ -9,12 +9,11 @@ CREATE VIEW live_states AS
 CREATE VIEW commit_builds AS
 	SELECT commit_id, MAX(id) AS build_id FROM builds GROUP BY commit_id;
 
--- The tip of each run: its last commit that has a build.
+-- The tip of each run: its last commit that has a build (SQLite takes
+-- the other columns of a MAX() aggregate from the row of the maximum).
 CREATE VIEW run_tips AS
-	SELECT c.run_id AS run_id, c.id AS commit_id, c.position AS position
+	SELECT c.run_id AS run_id, c.id AS commit_id,
+	       MAX(c.position) AS position
 	FROM commits c
-	WHERE c.id = (SELECT c2.id FROM commits c2
-		      WHERE c2.run_id = c.run_id
-		      AND EXISTS (SELECT 1 FROM builds b
-				  WHERE b.commit_id = c2.id)
-		      ORDER BY c2.position DESC LIMIT 1);
+	WHERE EXISTS (SELECT 1 FROM builds b WHERE b.commit_id = c.id)
+	GROUP BY c.run_id;

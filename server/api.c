@@ -22,6 +22,8 @@
 #include <zlib.h>
 
 #include "db.h"
+#include "json.h"
+#include "query.h"
 #include "server.h"
 #include "util.h"
 #include "ident.h"
@@ -90,8 +92,6 @@ struct blob *blob_gzip(const struct blob *b)
 
 /* helpers */
 
-static json_t *jstr(const char *s);
-
 int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 {
 	char msg[512];
@@ -115,107 +115,9 @@ static int db_fail(struct api_reply *reply, sqlite3 *db)
 	return api_fail(reply, 503, "database query failed");
 }
 
-/*
- * The length of the UTF-8 sequence at S (N bytes left), or 0 if none
- * starts there: no overlong forms, surrogates or code points above
- * U+10FFFF, which jansson refuses too.
- */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	static const struct {
-		unsigned char lo, hi; /* the lead byte */
-		unsigned char lo2, hi2; /* the second byte */
-		size_t len;
-	} forms[] = {
-		{ 0x01, 0x7f, 0, 0, 1 },       { 0xc2, 0xdf, 0x80, 0xbf, 2 },
-		{ 0xe0, 0xe0, 0xa0, 0xbf, 3 }, { 0xe1, 0xec, 0x80, 0xbf, 3 },
-		{ 0xed, 0xed, 0x80, 0x9f, 3 }, { 0xee, 0xef, 0x80, 0xbf, 3 },
-		{ 0xf0, 0xf0, 0x90, 0xbf, 4 }, { 0xf1, 0xf3, 0x80, 0xbf, 4 },
-		{ 0xf4, 0xf4, 0x80, 0x8f, 4 },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
-		size_t len = forms[i].len;
-
-		if (s[0] < forms[i].lo || s[0] > forms[i].hi)
-			continue;
-		if (len == 1)
-			return 1;
-		if (n < len || s[1] < forms[i].lo2 || s[1] > forms[i].hi2)
-			return 0;
-		for (size_t k = 2; k < len; k++)
-			if ((s[k] & 0xc0) != 0x80)
-				return 0;
-		return len;
-	}
-	return 0;
-}
-
-/* A JSON string of S, with bytes that are not UTF-8 replaced by '?'. */
-static json_t *jstr(const char *s)
-{
-	json_t *j;
-	char *copy;
-	size_t i, len, n;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	len = strlen(s);
-	copy = xstrdup(s);
-	for (i = 0; i < len; i += n ? n : 1) {
-		n = utf8_seq((const unsigned char *)copy + i, len - i);
-		if (!n)
-			copy[i] = '?';
-	}
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_string("");
-}
-
-static json_t *col_str(sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return json_null();
-	return jstr((const char *)sqlite3_column_text(st, col));
-}
-
-static json_t *col_int(sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return json_null();
-	return json_integer(sqlite3_column_int64(st, col));
-}
-
 static void set(json_t *o, const char *key, json_t *v)
 {
 	json_object_set_new(o, key, v ? v : json_null());
-}
-
-/*
- * Set in O one key per column of ST from column FIRST on, as SPEC names
- * them: "id:i sha:s ...", i for an integer and s for a string (NULL
- * stays null).
- */
-static void set_cols(json_t *o, sqlite3_stmt *st, int first, const char *spec)
-{
-	for (int col = first; *spec; col++) {
-		const char *colon = strchr(spec, ':');
-		char key[64];
-		size_t n = colon ? (size_t)(colon - spec) : 0;
-
-		if (!colon || n >= sizeof(key) || !colon[1])
-			die("bad set_cols spec '%s'", spec);
-		memcpy(key, spec, n);
-		key[n] = '\0';
-		set(o, key,
-		    colon[1] == 'i' ? col_int(st, col) : col_str(st, col));
-		spec = colon + 2;
-		while (*spec == ' ')
-			spec++;
-	}
 }
 
 #define MAX_ID 0x7fffffffffffLL
@@ -459,13 +361,13 @@ static json_t *run_json(sqlite3_stmt *st)
 {
 	json_t *o = json_object(), *t = json_object();
 
-	set(o, "id", col_int(st, 0));
-	set_cols(t, st, 1, "id:i name:s version:s");
+	set(o, "id", json_col_int(st, 0));
+	json_set_cols(t, st, 1, "id:i name:s version:s");
 	set(o, "tree", t);
-	set_cols(o, st, 4,
-		 "kind:s series:s config:s level:i status:s "
-		 "message:s started_at:i finished_at:i commits:i "
-		 "warnings:i compiler:s");
+	json_set_cols(o, st, 4,
+		      "kind:s series:s config:s level:i status:s "
+		      "message:s started_at:i finished_at:i commits:i "
+		      "warnings:i compiler:s");
 	return o;
 }
 
@@ -482,7 +384,7 @@ int api_health(struct api_reply *reply, const struct api_req *r)
 	reply->json = json_object();
 	set(reply->json, "status", json_string("ok"));
 	set(reply->json, "schema", json_integer(db_schema_version()));
-	set(reply->json, "runs", col_int(st, 0));
+	set(reply->json, "runs", json_col_int(st, 0));
 	sqlite3_finalize(st);
 	return 0;
 }
@@ -520,9 +422,9 @@ int api_trees(struct api_reply *reply, const struct api_req *r)
 	while (rc == SQLITE_DONE && sqlite3_step(st) == SQLITE_ROW) {
 		json_t *t = json_object(), *runs = json_array();
 
-		set_cols(t, st, 0,
-			 "id:i name:s version:s pkg_version:s kind:s "
-			 "source:s imported_at:i");
+		json_set_cols(t, st, 0,
+			      "id:i name:s version:s pkg_version:s kind:s "
+			      "source:s imported_at:i");
 		set(t, "maintainers", json_boolean(sqlite3_column_int(st, 7)));
 		sqlite3_bind_int64(rs, 1, sqlite3_column_int64(st, 0));
 		while ((rc = sqlite3_step(rs)) == SQLITE_ROW)
@@ -568,9 +470,9 @@ int api_run(struct api_reply *reply, const struct api_req *r)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *c = json_object();
 
-		set_cols(c, st, 0,
-			 "id:i position:i sha:s subject:s patch:s "
-			 "apply_status:s build:i");
+		json_set_cols(c, st, 0,
+			      "id:i position:i sha:s subject:s patch:s "
+			      "apply_status:s build:i");
 		json_array_append_new(commits, c);
 	}
 	sqlite3_finalize(st);
@@ -695,16 +597,17 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 		json_t *c = json_object();
 		int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
 
-		set(c, "commit", col_str(st, 2));
-		set(c, "id", col_int(st, 0));
-		set(c, "position", col_int(st, 1));
-		set_cols(c, st, 3, "subject:s patch:s apply_status:s build:i");
+		set(c, "commit", json_col_str(st, 2));
+		set(c, "id", json_col_int(st, 0));
+		set(c, "position", json_col_int(st, 1));
+		json_set_cols(c, st, 3,
+			      "subject:s patch:s apply_status:s build:i");
 		set(c, "warnings", built ? json_integer(0) : json_null());
 		set(c, "new", built ? json_integer(0) : json_null());
 		set(c, "fixed", built ? json_integer(0) : json_null());
 		set(c, "not_built", built ? json_integer(0) : json_null());
 		set(c, "by_option", json_object());
-		set(c, "boot", col_str(st, 7));
+		set(c, "boot", json_col_str(st, 7));
 		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
 		json_object_set(by_id, key, c);
 		json_array_append_new(arr, c);
@@ -860,67 +763,16 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 
 /* points: which commit a request is about */
 
-struct point {
-	long long run_id, commit_id, tree_id;
-	long position;
-	char *sha; /* the commit's sha */
-	char *base; /* sha of the run's first commit */
-};
-
-static void point_release(struct point *p)
-{
-	free(p->sha);
-	free(p->base);
-	memset(p, 0, sizeof(*p));
-}
-
-static int all_digits(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return 0;
-	return 1;
-}
-
-/* Fill the rest of P from P->commit_id. */
-static int point_fill(struct point *p, struct api_reply *reply, sqlite3 *db)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (db_prepare(&st, db,
-		       "SELECT c.run_id, c.position, c.sha, r.tree_id,"
-		       " (SELECT b.sha FROM commits b WHERE b.run_id = c.run_id"
-		       "  ORDER BY b.position LIMIT 1)"
-		       " FROM commits c JOIN runs r ON r.id = c.run_id"
-		       " WHERE c.id = ?"))
-		return db_fail(reply, db);
-	db_bind_int(st, 1, p->commit_id, 0);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		p->run_id = sqlite3_column_int64(st, 0);
-		p->position = sqlite3_column_int(st, 1);
-		p->sha = xstrdup(db_col_text(st, 2));
-		p->tree_id = sqlite3_column_int64(st, 3);
-		p->base = xstrdup(db_col_text(st, 4));
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : db_fail(reply, db);
-}
-
 /*
  * Resolve the point of a request: commit REF (path or ?commit=) within
- * ?run= if given; else the last built point of ?run=, else of the newest
- * run.  404 if there is none.
+ * ?run= if given, by the one rule of query_resolve_commit(); else the last
+ * built point of ?run=, else of the newest run.  404 if there is none.
  */
-static int point_resolve(struct point *p, struct api_reply *reply,
+static int point_resolve(struct query_point *p, struct api_reply *reply,
 			 const struct api_req *r, const char *ref)
 {
 	const char *run = api_arg(r, "run");
-	sqlite3_stmt *st = NULL;
-	long long run_id = -1;
+	long long run_id = -1, commit_id = -1;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -933,50 +785,23 @@ static int point_resolve(struct point *p, struct api_reply *reply,
 					api_fail(reply, 404, "no run %lld",
 						 run_id);
 	}
-	if (ref) {
-		if (!*ref || strlen(ref) > MAX_REF)
-			return api_fail(reply, 400,
-					"bad parameter 'commit':"
-					" want a sha, a prefix or an id");
-		if (db_prepare(&st, r->db,
-			       "SELECT id FROM commits WHERE (?2 IS NULL OR"
-			       " run_id = ?2) AND (sha = ?1 OR (?3 AND id = ?4)"
-			       " OR (length(?1) >= 7 AND substr(sha, 1,"
-			       " length(?1)) = ?1)) ORDER BY CASE WHEN sha = ?1"
-			       " THEN 0 WHEN ?3 AND id = ?4 THEN 1 ELSE 2 END,"
-			       " id DESC LIMIT 1"))
-			return db_fail(reply, r->db);
-		db_bind_text(st, 1, ref);
-		db_bind_int(st, 2, run_id, 1);
-		sqlite3_bind_int(st, 3, all_digits(ref) && strlen(ref) < 19);
-		sqlite3_bind_int64(st, 4,
-				   all_digits(ref) && strlen(ref) < 19 ?
-					   strtoll(ref, NULL, 10) :
-					   -1);
-	} else {
-		if (db_prepare(&st, r->db,
-			       "SELECT c.id FROM commits c WHERE c.run_id ="
-			       " COALESCE(?1, (SELECT MAX(id) FROM runs))"
-			       " AND EXISTS (SELECT 1 FROM builds b WHERE"
-			       " b.commit_id = c.id)"
-			       " ORDER BY c.position DESC LIMIT 1"))
-			return db_fail(reply, r->db);
-		db_bind_int(st, 1, run_id, 1);
-	}
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		p->commit_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	if (ref && (!*ref || strlen(ref) > MAX_REF))
+		return api_fail(reply, 400,
+				"bad parameter 'commit':"
+				" want a sha, a prefix or an id");
+	if (ref ? query_resolve_commit(&commit_id, r->db, ref, run_id) :
+		  query_last_built(&commit_id, r->db, run_id))
+		return db_fail(reply, r->db);
+	if (commit_id < 0)
 		return ref ? api_fail(reply, 404, "no commit '%s'", ref) :
 			     api_fail(reply, 404, "no built commit in %s",
 				      run ? "this run" : "any run");
-	if (rc != SQLITE_ROW)
+	if (query_point(p, r->db, commit_id))
 		return db_fail(reply, r->db);
-	return point_fill(p, reply, r->db);
+	return 0;
 }
 
-static json_t *point_json(const struct point *p)
+static json_t *point_json(const struct query_point *p)
 {
 	json_t *o = json_object();
 
@@ -990,7 +815,7 @@ static json_t *point_json(const struct point *p)
 /* warnings */
 
 struct wquery {
-	const struct point *p;
+	const struct query_point *p;
 	const char *state; /* NULL: new and present */
 	const char *file, *function;
 	char *option; /* with its "-W" */
@@ -1013,153 +838,33 @@ static int check_state(struct api_reply *reply, const char *s)
 			" fixed or not_built");
 }
 
-#define WQ_WHERE                                                          \
-	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new'," \
-	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
-	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
-	" i.option = ?5) AND (?6 IS NULL OR i.file IN (SELECT value FROM" \
-	" json_each(?6)))"
-
-static void wq_bind(sqlite3_stmt *st, const struct wquery *q)
-{
-	db_bind_int(st, 1, q->p->commit_id, 0);
-	db_bind_text(st, 2, q->state);
-	db_bind_text(st, 3, q->file);
-	db_bind_text(st, 4, q->function);
-	db_bind_text(st, 5, q->option);
-	db_bind_text(st, 6, q->files);
-}
-
-static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
-{
-	json_t *notes = json_array();
-
-	sqlite3_bind_int64(nt, 1, diag_id);
-	while (sqlite3_step(nt) == SQLITE_ROW) {
-		json_t *n = json_object();
-
-		set_cols(n, nt, 0, "file:s line:i column:i message:s source:s");
-		json_array_append_new(notes, n);
-	}
-	sqlite3_reset(nt);
-	return notes;
-}
-
-static json_t *reproducer(sqlite3_stmt *st, int obj_col, int flags_col)
-{
-	const char *obj = (const char *)sqlite3_column_text(st, obj_col);
-	const char *flags = (const char *)sqlite3_column_text(st, flags_col);
-	json_t *j;
-	char *s;
-
-	if (!obj)
-		return json_null();
-	s = xstrfmt("make O=<build>%s%s %s", flags && *flags ? " " : "",
-		    flags && *flags ? flags : "", obj);
-	j = jstr(s);
-	free(s);
-	return j;
-}
-
-/* Run Q into a new object {total, limit, offset, commit, warnings}. */
+/* Run Q into a new object {total, limit, offset, state, commit, warnings}. */
 static int warnings_run(struct api_reply *reply, sqlite3 *db,
 			const struct wquery *q)
 {
-	sqlite3_stmt *st = NULL, *nt = NULL, *cnt = NULL;
-	json_t *arr;
-	int rc;
+	struct warn_filter f = { 0 };
+	json_t *got = NULL;
 
-	if (db_prepare(&cnt, db,
-		       "SELECT COUNT(*) FROM states s JOIN identities i"
-		       " ON i.id = s.identity_id" WQ_WHERE) ||
-	    db_prepare(
-		    &st, db,
-		    "SELECT s.identity_id, s.state, s.seen, d.id,"
-		    " COALESCE(d.file, i.file), d.line, d.col,"
-		    " COALESCE(d.function, i.function),"
-		    " COALESCE(d.option, i.option),"
-		    " COALESCE(d.message, i.message), d.source, i.kind,"
-		    " o.path, i.fingerprint, b.flags, d.build_id,"
-		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
-		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
-		    "  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8"
-		    "  AND s2.state = 'new' ORDER BY c2.position DESC"
-		    "  LIMIT 1),"
-		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
-		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
-		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
-		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
-		    " s.in_change, cl.verdict, cl.fix, cl.reason"
-		    /* the page first: the subqueries above run for it only */
-		    " FROM (SELECT s.identity_id AS iid FROM states s"
-		    "  JOIN identities i ON i.id = s.identity_id"
-		    "  LEFT JOIN diagnostics d ON d.id = s.diag_id" WQ_WHERE
-		    "  ORDER BY COALESCE(d.file, i.file), d.line, d.col,"
-		    "  s.identity_id LIMIT ?9 OFFSET ?10) pg"
-		    " JOIN states s ON s.commit_id = ?1 AND s.identity_id = pg.iid"
-		    " JOIN identities i ON i.id = s.identity_id"
-		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		    " LEFT JOIN objects o ON o.id = d.object_id"
-		    " LEFT JOIN builds b ON b.id = d.build_id"
-		    " LEFT JOIN classifications cl"
-		    "  ON cl.identity_id = s.identity_id"
-		    " ORDER BY 5, 6, 7, s.identity_id") ||
-	    db_prepare(&nt, db,
-		       "SELECT file, line, col, message, source FROM notes"
-		       " WHERE diag_id = ? ORDER BY seq")) {
-		sqlite3_finalize(cnt);
-		sqlite3_finalize(st);
+	f.state = q->state;
+	f.file = q->file;
+	f.function = q->function;
+	f.option = q->option;
+	f.files = q->files;
+	f.limit = q->limit;
+	f.offset = q->offset;
+	if (query_point_warnings(&got, db, q->p, &f))
 		return db_fail(reply, db);
-	}
-	wq_bind(cnt, q);
-	wq_bind(st, q);
-	db_bind_int(st, 7, q->p->run_id, 0);
-	db_bind_int(st, 8, q->p->position, 0);
-	db_bind_int(st, 9, q->limit, 0);
-	db_bind_int(st, 10, q->offset, 0);
 	reply->json = json_object();
-	if (sqlite3_step(cnt) == SQLITE_ROW)
-		set(reply->json, "total", col_int(cnt, 0));
+	set(reply->json, "total", json_incref(json_object_get(got, "total")));
 	set(reply->json, "limit", json_integer(q->limit));
 	set(reply->json, "offset", json_integer(q->offset));
 	set(reply->json, "state",
 	    q->state ? json_string(q->state) : json_string("new,present"));
 	set(reply->json, "commit", point_json(q->p));
-	arr = json_array();
-	set(reply->json, "warnings", arr);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *w = json_object();
-
-		set(w, "identity", col_str(st, 13));
-		set(w, "identity_id", col_int(st, 0));
-		set(w, "state", col_str(st, 1));
-		set_cols(w, st, 4,
-			 "file:s line:i column:i function:s option:s "
-			 "message:s");
-		set(w, "kind", col_str(st, 11));
-		set(w, "source", col_str(st, 10));
-		set(w, "object", col_str(st, 12));
-		set(w, "seen", col_int(st, 2));
-		set(w, "build", col_int(st, 15));
-		set(w, "in_change", json_boolean(sqlite3_column_int(st, 18)));
-		set(w, "introduced",
-		    sqlite3_column_type(st, 16) == SQLITE_NULL ?
-			    jstr(q->p->base) :
-			    col_str(st, 16));
-		set(w, "fixed", col_str(st, 17));
-		set(w, "reproducer", reproducer(st, 12, 14));
-		/* kwarn classify's verdict on a fall-through, or nulls */
-		set_cols(w, st, 19, "verdict:s fix:s reason:s");
-		set(w, "notes",
-		    sqlite3_column_type(st, 3) == SQLITE_NULL ?
-			    json_array() :
-			    notes_json(nt, sqlite3_column_int64(st, 3)));
-		json_array_append_new(arr, w);
-	}
-	sqlite3_finalize(cnt);
-	sqlite3_finalize(st);
-	sqlite3_finalize(nt);
-	return rc == SQLITE_DONE ? 0 : db_fail(reply, db);
+	set(reply->json, "warnings",
+	    json_incref(json_object_get(got, "warnings")));
+	json_decref(got);
+	return 0;
 }
 
 /*
@@ -1167,7 +872,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
  * array text in *out.  404 if the tree has no such entry.
  */
 static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
-			   const struct point *p, const char *name)
+			   const struct query_point *p, const char *name)
 {
 	const struct maint *m = NULL;
 	sqlite3_stmt *st = NULL;
@@ -1212,7 +917,7 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 			   const char *ref, const char *subsystem)
 {
 	struct wquery q = { 0 };
-	struct point p;
+	struct query_point p;
 	const char *opt = api_arg(r, "option");
 	int ret = -1;
 
@@ -1238,7 +943,7 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 out:
 	free(q.option);
 	free(q.files);
-	point_release(&p);
+	query_point_release(&p);
 	return ret;
 }
 
@@ -1272,7 +977,7 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 	const struct maint *m = NULL;
 	struct sub_count *counts = NULL;
 	sqlite3_stmt *st = NULL;
-	struct point p;
+	struct query_point p;
 	size_t idx[64], n, i, k;
 	json_t *arr;
 	int rc, ret = -1;
@@ -1335,7 +1040,7 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 out:
 	sqlite3_finalize(st);
 	free(counts);
-	point_release(&p);
+	query_point_release(&p);
 	return ret;
 }
 
@@ -1364,7 +1069,7 @@ static int boot_modules_json(struct api_reply *reply, sqlite3 *db,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *m = json_object();
 
-		set_cols(m, st, 0, "name:s status:s message:s");
+		json_set_cols(m, st, 0, "name:s status:s message:s");
 		ok += !strcmp(db_col_text(st, 1), "ok");
 		json_array_append_new(list, m);
 	}
@@ -1423,14 +1128,14 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 	}
 	reply->json = json_object();
 	set(reply->json, "build", json_integer(id));
-	set(reply->json, "boot", col_int(st, 1));
-	set(reply->json, "verdict", col_str(st, 2));
-	set(reply->json, "reason", col_str(st, 3));
-	set(reply->json, "duration_ms", col_int(st, 4));
-	set(reply->json, "accel", col_str(st, 7));
-	set(reply->json, "kernel_version", col_str(st, 8));
-	set(reply->json, "fingerprint", col_str(st, 9));
-	set(reply->json, "created_at", col_int(st, 10));
+	set(reply->json, "boot", json_col_int(st, 1));
+	set(reply->json, "verdict", json_col_str(st, 2));
+	set(reply->json, "reason", json_col_str(st, 3));
+	set(reply->json, "duration_ms", json_col_int(st, 4));
+	set(reply->json, "accel", json_col_str(st, 7));
+	set(reply->json, "kernel_version", json_col_str(st, 8));
+	set(reply->json, "fingerprint", json_col_str(st, 9));
+	set(reply->json, "created_at", json_col_int(st, 10));
 	if (boot_modules_json(reply, r->db, sqlite3_column_int64(st, 1)))
 		goto out;
 	if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
@@ -1537,13 +1242,12 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 {
 	const char *ident = r->args[0], *ctx = api_arg(r, "context");
 	const char *from = "db";
-	sqlite3_stmt *st = NULL, *nt = NULL;
-	struct point p = { 0 };
+	json_t *w = NULL;
+	struct query_point p = { 0 };
 	char *text = NULL, *file = NULL;
 	long context = 5, line;
-	long long fp_key;
 	json_t *lines;
-	int rc, ret = -1;
+	int ret = -1;
 
 	long long v;
 
@@ -1555,68 +1259,27 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		if (point_resolve(&p, reply, r, api_arg(r, "commit")))
 			return -1;
 	}
-	if (db_prepare(
-		    &st, r->db,
-		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
-		    " d.source, d.message, o.path, i.fingerprint, d.function,"
-		    " d.option, cl.verdict, cl.fix, cl.reason"
-		    " FROM identities i JOIN states s ON s.identity_id = i.id"
-		    " JOIN diagnostics d ON d.id = s.diag_id"
-		    " LEFT JOIN objects o ON o.id = d.object_id"
-		    " LEFT JOIN classifications cl ON cl.identity_id = i.id"
-		    " WHERE ((i.fp_key = ?5 AND i.fingerprint = ?1)"
-		    "  OR (?2 AND i.id = ?3))"
-		    " AND (?4 IS NULL OR s.commit_id = ?4)"
-		    " ORDER BY s.commit_id DESC LIMIT 1") ||
-	    db_prepare(&nt, r->db,
-		       "SELECT file, line, col, message, source FROM notes"
-		       " WHERE diag_id = ? ORDER BY seq")) {
+	if (query_warning(&w, r->db, ident, p.commit_id ? p.commit_id : -1)) {
 		db_fail(reply, r->db);
 		goto out;
 	}
-	db_bind_text(st, 1, ident);
-	sqlite3_bind_int(st, 2, all_digits(ident) && strlen(ident) < 19);
-	sqlite3_bind_int64(st, 3,
-			   all_digits(ident) && strlen(ident) < 19 ?
-				   strtoll(ident, NULL, 10) :
-				   -1);
-	db_bind_int(st, 4, p.commit_id ? p.commit_id : -1, 1);
-	/* the fingerprint is found through its indexed first 64 bits */
-	if (ident_fingerprint_key(&fp_key, ident))
-		sqlite3_bind_null(st, 5);
-	else
-		sqlite3_bind_int64(st, 5, fp_key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
+	if (!w) {
 		api_fail(reply, 404, "no warning '%s'%s", ident,
 			 p.commit_id ? " at that commit" : "");
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
+	if (!p.commit_id &&
+	    query_point(&p, r->db,
+			json_integer_value(json_object_get(w, "commit_id")))) {
 		db_fail(reply, r->db);
 		goto out;
 	}
-	if (!p.commit_id) {
-		p.commit_id = sqlite3_column_int64(st, 0);
-		if (point_fill(&p, reply, r->db))
-			goto out;
-	}
-	file = xstrdup(db_col_text(st, 2));
-	line = sqlite3_column_int(st, 3);
-	reply->json = json_object();
-	set(reply->json, "identity", col_str(st, 8));
+	file = xstrdup(json_string_value(json_object_get(w, "file")));
+	line = (long)json_integer_value(json_object_get(w, "line"));
+	reply->json = w;
+	w = NULL;
+	json_object_del(reply->json, "commit_id");
 	set(reply->json, "commit", point_json(&p));
-	set(reply->json, "file", col_str(st, 2));
-	set(reply->json, "line", col_int(st, 3));
-	set(reply->json, "column", col_int(st, 4));
-	set(reply->json, "message", col_str(st, 6));
-	set(reply->json, "object", col_str(st, 7));
-	set(reply->json, "function", col_str(st, 9));
-	set(reply->json, "option", col_str(st, 10));
-	set(reply->json, "verdict", col_str(st, 11));
-	set(reply->json, "fix", col_str(st, 12));
-	set(reply->json, "reason", col_str(st, 13));
-	set(reply->json, "notes", notes_json(nt, sqlite3_column_int64(st, 1)));
 	if (!source_text(&text, r->db, p.sha, file)) {
 		json_t *notes = json_object_get(reply->json, "notes"), *n;
 		long marks[64];
@@ -1653,8 +1316,9 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 
 		lines = json_array();
 		from = "db";
-		set(l, "line", col_int(st, 3));
-		set(l, "text", col_str(st, 5));
+		set(l, "line", json_integer(line));
+		set(l, "text",
+		    json_incref(json_object_get(reply->json, "source")));
 		set(l, "mark", json_true());
 		json_array_append_new(lines, l);
 	}
@@ -1664,9 +1328,8 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 out:
 	free(text);
 	free(file);
-	sqlite3_finalize(st);
-	sqlite3_finalize(nt);
-	point_release(&p);
+	json_decref(w);
+	query_point_release(&p);
 	return ret;
 }
 
@@ -1762,7 +1425,7 @@ static int census_prefix(char **out, struct api_reply *reply, const char *s)
 
 int api_commit_census(struct api_reply *reply, const struct api_req *r)
 {
-	struct point p;
+	struct query_point p;
 	char *prefix = NULL, *key = NULL, *repo = NULL, *text = NULL;
 	json_t *o = NULL;
 	int ret = -1;
@@ -1822,7 +1485,7 @@ out:
 	free(repo);
 	free(key);
 	free(prefix);
-	point_release(&p);
+	query_point_release(&p);
 	return ret;
 }
 
