@@ -1257,3 +1257,62 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 			     sqlite3_errmsg(db));
 	return 0;
 }
+
+int query_burndown(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr = json_array(), *counts = NULL;
+	char key[24];
+	int rc = SQLITE_ERROR, ret = -1;
+
+	*out = NULL;
+	if (query_run_counts(&counts, db, run_id) ||
+	    db_prepare(
+		    &st, db,
+		    "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
+		    " c.apply_status, x.bid, (SELECT bo.verdict FROM boots bo"
+		    "  WHERE bo.build_id = x.bid ORDER BY bo.id DESC LIMIT 1)"
+		    " FROM commits c, (SELECT cc.id AS cid, (SELECT MAX(b.id)"
+		    "  FROM builds b WHERE b.commit_id = cc.id) AS bid"
+		    "  FROM commits cc WHERE cc.run_id = ?1) x"
+		    " WHERE c.id = x.cid ORDER BY c.position"))
+		goto out;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		static const char *const keys[] = { "warnings", "new", "fixed",
+						    "not_built", "by_option" };
+		json_t *c = json_object(), *n;
+		int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
+
+		json_object_set_new(c, "commit", json_col_str(st, 2));
+		json_object_set_new(c, "id", json_col_int(st, 0));
+		json_object_set_new(c, "position", json_col_int(st, 1));
+		json_set_cols(c, st, 3,
+			      "subject:s patch:s apply_status:s build:i");
+		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+		n = json_object_get(counts, key);
+		/* a commit without a build has no counts, not zero */
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			json_object_set_new(
+				c, keys[k],
+				built && n ? json_incref(json_object_get(
+						     n, keys[k])) :
+				k == ARRAY_SIZE(keys) - 1 ? json_object() :
+							    json_null());
+		json_object_set_new(c, "boot", json_col_str(st, 7));
+		json_array_append_new(arr, c);
+	}
+	if (rc != SQLITE_DONE) {
+		error("cannot read the commits of run %lld: %s", run_id,
+		      sqlite3_errmsg(db));
+		goto out;
+	}
+	*out = arr;
+	arr = NULL;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	json_decref(counts);
+	json_decref(arr);
+	return ret;
+}

@@ -236,4 +236,13 @@ int query_tree_dir(char **out, sqlite3 *db, const char *name);
 int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		  long long commit_id);
 
+/*
+ * The burn-down of run RUN_ID, one entry per commit in series order, as
+ * a new array in *out: commit (sha), id, position, subject, patch,
+ * apply_status, build, the counts of query_run_counts() (null for a
+ * commit without a build) and boot (the newest verdict, or null).
+ * Returns 0 or -1 (reported).
+ */
+int query_burndown(json_t **out, sqlite3 *db, long long run_id);
+
 #endif

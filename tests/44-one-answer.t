@@ -1,0 +1,71 @@
+#!/bin/bash
+# One answer to each question, whoever asks it (issue 13): on one
+# database, the per-commit counts by option of `kwarn report --format
+# json` are those of GET /api/runs/{id}/burndown (a warning without a -W
+# option, such as modpost's, counts under its kind in both), and
+# `kwarn warnings --format json`, the report's warnings and GET
+# /api/warnings describe each warning with the same fields and values.
+# The logs are real: gcc 12's (tests/data/ident) and the 6.1 modpost's
+# (tests/data/parse).
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+tmp=$(mktemp -d)
+SERVER_PID=
+trap '[ -n "$SERVER_PID" ] && kill $SERVER_PID 2>/dev/null; rm -rf "$tmp"' EXIT
+KWARN=${KWARN:-$top/bin/kwarn}
+KWARN_SERVER=${KWARN_SERVER:-$top/bin/kwarn-server}
+. tests/lib/tap.sh
+. tests/lib/server-fixture.sh
+
+DB=$tmp/k.db
+cat tests/data/ident/duplicates/a.log tests/data/parse/modpost.log \
+	>"$tmp/one.log"
+cat tests/data/ident/duplicates/b.log tests/data/ident/line-shift/b.log \
+	tests/data/parse/modpost.log >"$tmp/two.log"
+"$KWARN" ingest --db "$DB" --tree t --commit one "$tmp/one.log" >/dev/null &&
+	"$KWARN" ingest --db "$DB" --tree t --commit two "$tmp/two.log" \
+		>/dev/null
+ok $? "two real logs ingested"
+run=$(sqlite3 "$DB" "SELECT id FROM runs LIMIT 1")
+"$KWARN" report --db "$DB" --run "$run" --format json >"$tmp/report.json"
+ok $? "kwarn report --format json"
+"$KWARN" warnings --db "$DB" --commit two --format json >"$tmp/cli.json"
+ok $? "kwarn warnings --format json"
+
+server_start "$DB" || exit 1
+curl -sf "$BASE/api/runs/$run/burndown" >"$tmp/bd.json"
+ok $? "GET /api/runs/$run/burndown"
+curl -sf "$BASE/api/warnings?commit=two&limit=1000" >"$tmp/api.json"
+ok $? "GET /api/warnings?commit=two"
+server_stop
+
+check "the report and the burn-down count the same by option" \
+	test "$(jq -c '[.commits[] | .by_option]' "$tmp/report.json")" = \
+	"$(jq -c '[.[] | .by_option]' "$tmp/bd.json")"
+check "and the same totals" \
+	test "$(jq -c '[.commits[] | [.warnings, .new, .fixed, .not_built]]' "$tmp/report.json")" = \
+	"$(jq -c '[.[] | [.warnings, .new, .fixed, .not_built]]' "$tmp/bd.json")"
+echo "# by option: $(jq -c '[.[] | .by_option]' "$tmp/bd.json")"
+check "an option-less warning counts under its kind, not '(none)'" \
+	jq -e 'all(.[]; .by_option | has("(none)") | not) and
+		any(.[]; .by_option | to_entries | any(.key | test("modpost|error")))' \
+	"$tmp/bd.json" >/dev/null
+
+# the warnings at commit two, as each reader describes them
+fields() { jq -c "$1 | map(keys) | unique" "$2"; }
+check "kwarn warnings and GET /api/warnings have the same fields" \
+	test "$(fields '.' "$tmp/cli.json")" = "$(fields '.warnings' "$tmp/api.json")"
+check "and the report's warnings too" \
+	test "$(fields '.' "$tmp/cli.json")" = \
+	"$(jq -c '.commits[1].warnings_list | map(select(.state != "fixed")) | map(keys) | unique' "$tmp/report.json")"
+norm() { jq -c "$1 | map(del(.reproducer)) | sort_by(.identity)" "$2"; }
+check "with the same values, seen included" \
+	test "$(norm '.' "$tmp/cli.json")" = "$(norm '.warnings' "$tmp/api.json")"
+check "the report's live warnings are the same ones" \
+	test "$(norm '.' "$tmp/cli.json")" = \
+	"$(norm '.commits[1].warnings_list | map(select(.state != "fixed"))' "$tmp/report.json")"
+check "there is something to compare ($(jq length "$tmp/cli.json") warnings)" \
+	test "$(jq length "$tmp/cli.json")" -ge 3
+
+done_tap
