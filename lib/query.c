@@ -1316,3 +1316,371 @@ out:
 	json_decref(arr);
 	return ret;
 }
+
+/* ---- runs and trees ---- */
+
+#define RUN_COLS                                                           \
+	"r.id, r.tree_id, t.name, t.version, r.kind, r.series, r.config,"  \
+	" r.level, r.status, r.message, r.started_at, r.finished_at,"      \
+	" (SELECT COUNT(*) FROM commits c WHERE c.run_id = r.id),"         \
+	" (SELECT COUNT(*) FROM states s WHERE s.commit_id = (SELECT c.id" \
+	"  FROM commits c WHERE c.run_id = r.id AND EXISTS (SELECT 1 FROM" \
+	"  builds b WHERE b.commit_id = c.id) ORDER BY c.position DESC"    \
+	"  LIMIT 1) AND s.state IN ('new', 'present')),"                   \
+	" (SELECT b.compiler FROM commits c JOIN builds b"                 \
+	"  ON b.commit_id = c.id WHERE c.run_id = r.id"                    \
+	"  ORDER BY b.id LIMIT 1)"                                         \
+	" FROM runs r JOIN trees t ON t.id = r.tree_id"
+
+static json_t *run_json(sqlite3_stmt *st)
+{
+	json_t *o = json_object(), *t = json_object();
+
+	json_object_set_new(o, "id", json_col_int(st, 0));
+	json_set_cols(t, st, 1, "id:i name:s version:s");
+	json_object_set_new(o, "tree", t);
+	json_set_cols(o, st, 4,
+		      "kind:s series:s config:s level:i status:s "
+		      "message:s started_at:i finished_at:i commits:i "
+		      "warnings:i compiler:s");
+	return o;
+}
+
+int query_run_total(long long *out, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = 0;
+	if (db_prepare(&st, db, "SELECT COUNT(*) FROM runs"))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("cannot count runs: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_runs(json_t **out, sqlite3 *db, long long tree_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT " RUN_COLS " WHERE ?1 IS NULL OR r.tree_id = ?1"
+		       " ORDER BY r.id DESC"))
+		return -1;
+	db_bind_int(st, 1, tree_id, 1);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, run_json(st));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read runs: %s", sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+int query_run(json_t **out, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db, "SELECT " RUN_COLS " WHERE r.id = ?"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = run_json(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read run %lld: %s", id,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_run_exists(int *out, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = 0;
+	if (db_prepare(&st, db, "SELECT 1 FROM runs WHERE id = ?"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read run %lld: %s", id,
+			     sqlite3_errmsg(db));
+	*out = rc == SQLITE_ROW;
+	return 0;
+}
+
+int query_run_commits(json_t **out, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *commits;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
+		       " c.apply_status, (SELECT MAX(b.id) FROM builds b"
+		       " WHERE b.commit_id = c.id) FROM commits c"
+		       " WHERE c.run_id = ? ORDER BY c.position"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	commits = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *c = json_object();
+
+		json_set_cols(c, st, 0,
+			      "id:i position:i sha:s subject:s patch:s "
+			      "apply_status:s build:i");
+		json_array_append_new(commits, c);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(commits);
+		return error("cannot read the commits of run %lld: %s", id,
+			     sqlite3_errmsg(db));
+	}
+	*out = commits;
+	return 0;
+}
+
+int query_trees(json_t **out, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc, ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT id, name, version, pkg_version, kind, source,"
+		       " imported_at, maintainers IS NOT NULL FROM trees"
+		       " ORDER BY name, id"))
+		return -1;
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *t = json_object(), *runs = NULL;
+
+		json_set_cols(t, st, 0,
+			      "id:i name:s version:s pkg_version:s kind:s "
+			      "source:s imported_at:i");
+		json_object_set_new(t, "maintainers",
+				    json_boolean(sqlite3_column_int(st, 7)));
+		json_array_append_new(arr, t);
+		if (query_runs(&runs, db, sqlite3_column_int64(st, 0)))
+			goto out;
+		json_object_set_new(t, "runs", runs);
+	}
+	if (rc != SQLITE_DONE) {
+		error("cannot read trees: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	*out = arr;
+	arr = NULL;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	json_decref(arr);
+	return ret;
+}
+
+int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
+			   long long tree_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (db_prepare(&st, db, "SELECT maintainers FROM trees WHERE id = ?"))
+		return -1;
+	db_bind_int(st, 1, tree_id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*len = (size_t)sqlite3_column_bytes(st, 0);
+		*out = xmalloc(*len + 1);
+		memcpy(*out, sqlite3_column_text(st, 0), *len);
+		(*out)[*len] = '\0';
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read tree %lld: %s", tree_id,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (db_prepare(&st, db,
+		       "SELECT COUNT(*), TOTAL(length(c.subject)"
+		       " + length(c.apply_status)), TOTAL((SELECT MAX(b.id)"
+		       " FROM builds b WHERE b.commit_id = c.id)),"
+		       " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
+		       "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
+		       "  ON k.id = b.commit_id WHERE k.run_id = ?1)"
+		       " FROM commits c WHERE c.run_id = ?1"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	for (int i = 0; rc == SQLITE_ROW && i < 4; i++)
+		fp[i] = sqlite3_column_int64(st, i);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("cannot read run %lld: %s", id,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+/* ---- files and boots ---- */
+
+int query_point_files(json_t **out, sqlite3 *db, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT DISTINCT i.file FROM states s JOIN identities i"
+		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
+		       " AND i.file IS NOT NULL"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, jstr(db_col_text(st, 0)));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the files of commit %lld: %s",
+			     commit_id, sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT i.file, SUM(s.state = 'new'), COUNT(*)"
+		       " FROM live_states s JOIN identities i"
+		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
+		       " GROUP BY i.file"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object();
+
+		json_set_cols(o, st, 0, "file:s new:i warnings:i");
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot count the files of commit %lld: %s",
+			     commit_id, sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+int query_boot_modules(json_t **out, sqlite3 *db, long long boot_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *list;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT name, status, message FROM boot_modules"
+		       " WHERE boot_id = ? ORDER BY rowid"))
+		return -1;
+	db_bind_int(st, 1, boot_id, 0);
+	list = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *m = json_object();
+
+		json_set_cols(m, st, 0, "name:s status:s message:s");
+		json_array_append_new(list, m);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		return error("cannot read the modules of boot %lld: %s",
+			     boot_id, sqlite3_errmsg(db));
+	}
+	*out = list;
+	return 0;
+}
+
+int query_boot(struct query_boot *out, sqlite3 *db, long long build_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (db_prepare(&st, db,
+		       "SELECT (SELECT 1 FROM builds WHERE id = ?1), bo.id,"
+		       " bo.verdict, bo.reason, bo.duration_ms, bo.accel,"
+		       " bo.kernel_version, bo.fingerprint, bo.created_at,"
+		       " bo.log, bo.log_size"
+		       " FROM (SELECT 1) LEFT JOIN boots bo ON bo.id ="
+		       " (SELECT MAX(id) FROM boots WHERE build_id = ?1)"))
+		return -1;
+	db_bind_int(st, 1, build_id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->build_exists = sqlite3_column_type(st, 0) != SQLITE_NULL;
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+			out->row = json_object();
+			json_object_set_new(out->row, "build",
+					    json_integer(build_id));
+			json_set_cols(out->row, st, 1,
+				      "boot:i verdict:s reason:s duration_ms:i "
+				      "accel:s kernel_version:s fingerprint:s "
+				      "created_at:i");
+			if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+				out->zlen = (size_t)sqlite3_column_bytes(st, 9);
+				out->zlog = xmalloc(out->zlen + 1);
+				memcpy(out->zlog, sqlite3_column_blob(st, 9),
+				       out->zlen);
+			}
+			out->log_size = (size_t)sqlite3_column_int64(st, 10);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		query_boot_release(out);
+		return error("cannot read the boot of build %lld: %s", build_id,
+			     sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
+void query_boot_release(struct query_boot *b)
+{
+	json_decref(b->row);
+	free(b->zlog);
+	memset(b, 0, sizeof(*b));
+}

@@ -245,4 +245,68 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
  */
 int query_burndown(json_t **out, sqlite3 *db, long long run_id);
 
+/*
+ * Runs and trees as the REST API lists them, each a new value in *out and
+ * 0, or -1 (reported):
+ * - query_runs: the runs of tree TREE_ID (every run when < 0), newest
+ *   first, each {id, tree {id, name, version}, kind, series, config,
+ *   level, status, message, started_at, finished_at, commits, warnings
+ *   (live at the tip), compiler};
+ * - query_run: one of them, or NULL when there is no run ID;
+ * - query_run_commits: run ID's commits {id, position, sha, subject,
+ *   patch, apply_status, build} in series order;
+ * - query_trees: every tree with its runs;
+ * - query_run_total, query_run_exists: how many runs; whether run ID is.
+ */
+int query_runs(json_t **out, sqlite3 *db, long long tree_id);
+int query_run(json_t **out, sqlite3 *db, long long id);
+int query_run_commits(json_t **out, sqlite3 *db, long long id);
+int query_trees(json_t **out, sqlite3 *db);
+int query_run_total(long long *out, sqlite3 *db);
+int query_run_exists(int *out, sqlite3 *db, long long id);
+
+/*
+ * Tree TREE_ID's MAINTAINERS text, a new string of *len bytes, or NULL
+ * when it has none.  Returns 0 or -1 (reported).
+ */
+int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
+			   long long tree_id);
+
+/*
+ * What a burn-down of run ID is made of, in four numbers: its commits,
+ * the sum of their subjects' and states' lengths, the sum of their
+ * newest build ids (a new build brings new states), and its newest boot;
+ * a cache of the burn-down is good while they stay the same.  0 or -1.
+ */
+int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id);
+
+/*
+ * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):
+ * - query_point_files: the files that have a warning in any state;
+ * - query_point_file_counts: per file with live warnings, {file, new,
+ *   warnings}.
+ */
+int query_point_files(json_t **out, sqlite3 *db, long long commit_id);
+int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id);
+
+/*
+ * The modules boot BOOT_ID tried, {name, status, message} in the init's
+ * order (empty without --full), a new array in *out.  0 or -1.
+ */
+int query_boot_modules(json_t **out, sqlite3 *db, long long boot_id);
+
+/* The newest boot of a build. */
+struct query_boot {
+	int build_exists;
+	json_t *row; /* {build, boot, verdict, reason, duration_ms, accel,
+		      * kernel_version, fingerprint, created_at}, or NULL when
+		      * the build was not booted */
+	unsigned char *zlog; /* the zlib-compressed serial log, or NULL */
+	size_t zlen, log_size; /* its length, and the log's */
+};
+
+/* Fill *out for build BUILD_ID (release it).  0 or -1 (reported). */
+int query_boot(struct query_boot *out, sqlite3 *db, long long build_id);
+void query_boot_release(struct query_boot *b);
+
 #endif

@@ -357,3 +357,23 @@ void db_bulk_cache(sqlite3 *db)
 		warning("cannot set the page cache size: %s",
 			sqlite3_errmsg(db));
 }
+
+int db_read_begin(int *version_out, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*version_out = -1;
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return error("cannot begin a read: %s", sqlite3_errmsg(db));
+	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		*version_out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (*version_out < 0) {
+		error("cannot read the schema version: %s", sqlite3_errmsg(db));
+		db_rollback(db);
+		return -1;
+	}
+	return 0;
+}

@@ -50,6 +50,13 @@ int db_schema_version(void);
 int db_exec(sqlite3 *db, const char *sql, const char *what);
 
 /*
+ * Begin a read transaction on DB and put the schema version it sees in
+ * *version_out, so that one request reads one schema.  Returns 0, or -1
+ * (reported, no transaction left open).
+ */
+int db_read_begin(int *version_out, sqlite3 *db);
+
+/*
  * Give DB the page cache of a bulk writer: a build's rows are one
  * transaction, and pages that leave the cache are written to the WAL and
  * again when touched again.  16 MB (the default is 2) halves the system

@@ -211,7 +211,7 @@ struct cache_ent {
 	enum cache_kind kind;
 	long long key;
 	struct db_sig sig;
-	long long fp[4]; /* a burn-down's run_fingerprint() */
+	long long fp[4]; /* a burn-down's query_run_fingerprint() */
 	struct blob *blob, *gz;
 	struct maint *maint;
 	unsigned long used;
@@ -246,7 +246,7 @@ static struct cache_ent *cache_find(enum cache_kind kind, long long key,
 		if (e->kind != kind || e->key != key)
 			continue;
 		if (!sig_equal(&e->sig, sig)) {
-			/* a burn-down may still hold: see run_fingerprint() */
+			/* a burn-down may still hold: see query_run_fingerprint() */
 			if (kind != CACHE_BURNDOWN)
 				ent_clear(e);
 			return NULL;
@@ -308,8 +308,8 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 	struct cache_ent *e;
 	struct db_sig sig;
 	struct maint *m = NULL;
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	char *text = NULL;
+	size_t len = 0;
 
 	*out = NULL;
 	db_signature(&sig, db);
@@ -321,19 +321,11 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 		return 0;
 	}
 	pthread_mutex_unlock(&cache_lock);
-	if (db_prepare(&st, db, "SELECT maintainers FROM trees WHERE id = ?"))
+	if (query_tree_maintainers(&text, &len, db, tree_id))
 		return -1;
-	db_bind_int(st, 1, tree_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			maint_parse(&m,
-				    (const char *)sqlite3_column_text(st, 0),
-				    (size_t)sqlite3_column_bytes(st, 0));
-		ret = 0;
-	}
-	sqlite3_finalize(st);
-	if (ret)
-		return -1;
+	if (text)
+		maint_parse(&m, text, len);
+	free(text);
 	pthread_mutex_lock(&cache_lock);
 	e = cache_slot(CACHE_MAINT, tree_id, &sig);
 	e->maint = m;
@@ -344,140 +336,48 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 
 /* runs, trees, health */
 
-#define RUN_COLS                                                           \
-	"r.id, r.tree_id, t.name, t.version, r.kind, r.series, r.config,"  \
-	" r.level, r.status, r.message, r.started_at, r.finished_at,"      \
-	" (SELECT COUNT(*) FROM commits c WHERE c.run_id = r.id),"         \
-	" (SELECT COUNT(*) FROM states s WHERE s.commit_id = (SELECT c.id" \
-	"  FROM commits c WHERE c.run_id = r.id AND EXISTS (SELECT 1 FROM" \
-	"  builds b WHERE b.commit_id = c.id) ORDER BY c.position DESC"    \
-	"  LIMIT 1) AND s.state IN ('new', 'present')),"                   \
-	" (SELECT b.compiler FROM commits c JOIN builds b"                 \
-	"  ON b.commit_id = c.id WHERE c.run_id = r.id"                    \
-	"  ORDER BY b.id LIMIT 1)"                                         \
-	" FROM runs r JOIN trees t ON t.id = r.tree_id"
-
-static json_t *run_json(sqlite3_stmt *st)
-{
-	json_t *o = json_object(), *t = json_object();
-
-	set(o, "id", json_col_int(st, 0));
-	json_set_cols(t, st, 1, "id:i name:s version:s");
-	set(o, "tree", t);
-	json_set_cols(o, st, 4,
-		      "kind:s series:s config:s level:i status:s "
-		      "message:s started_at:i finished_at:i commits:i "
-		      "warnings:i compiler:s");
-	return o;
-}
-
 int api_health(struct api_reply *reply, const struct api_req *r)
 {
-	sqlite3_stmt *st = NULL;
+	long long runs = 0;
 
-	if (db_prepare(&st, r->db, "SELECT COUNT(*) FROM runs"))
+	if (query_run_total(&runs, r->db))
 		return db_fail(reply, r->db);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_fail(reply, r->db);
-	}
 	reply->json = json_object();
 	set(reply->json, "status", json_string("ok"));
 	set(reply->json, "schema", json_integer(db_schema_version()));
-	set(reply->json, "runs", json_col_int(st, 0));
-	sqlite3_finalize(st);
+	set(reply->json, "runs", json_integer(runs));
 	return 0;
 }
 
 int api_runs(struct api_reply *reply, const struct api_req *r)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (db_prepare(&st, r->db, "SELECT " RUN_COLS " ORDER BY r.id DESC"))
+	if (query_runs(&reply->json, r->db, -1))
 		return db_fail(reply, r->db);
-	reply->json = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(reply->json, run_json(st));
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(reply, r->db);
+	return 0;
 }
 
 int api_trees(struct api_reply *reply, const struct api_req *r)
 {
-	sqlite3_stmt *st = NULL, *rs = NULL;
-	int rc = SQLITE_DONE;
-
-	if (db_prepare(&st, r->db,
-		       "SELECT id, name, version, pkg_version, kind, source,"
-		       " imported_at, maintainers IS NOT NULL FROM trees"
-		       " ORDER BY name, id") ||
-	    db_prepare(&rs, r->db,
-		       "SELECT " RUN_COLS " WHERE r.tree_id = ?"
-		       " ORDER BY r.id DESC")) {
-		sqlite3_finalize(st);
+	if (query_trees(&reply->json, r->db))
 		return db_fail(reply, r->db);
-	}
-	reply->json = json_array();
-	while (rc == SQLITE_DONE && sqlite3_step(st) == SQLITE_ROW) {
-		json_t *t = json_object(), *runs = json_array();
-
-		json_set_cols(t, st, 0,
-			      "id:i name:s version:s pkg_version:s kind:s "
-			      "source:s imported_at:i");
-		set(t, "maintainers", json_boolean(sqlite3_column_int(st, 7)));
-		sqlite3_bind_int64(rs, 1, sqlite3_column_int64(st, 0));
-		while ((rc = sqlite3_step(rs)) == SQLITE_ROW)
-			json_array_append_new(runs, run_json(rs));
-		sqlite3_reset(rs);
-		set(t, "runs", runs);
-		json_array_append_new(reply->json, t);
-	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(rs);
-	return rc == SQLITE_DONE ? 0 : db_fail(reply, r->db);
+	return 0;
 }
 
 int api_run(struct api_reply *reply, const struct api_req *r)
 {
-	sqlite3_stmt *st = NULL;
+	json_t *commits = NULL;
 	long long id = 0;
-	json_t *commits;
-	int rc;
 
 	if (parse_id(&id, reply, "run id", r->args[0]))
 		return -1;
-	if (db_prepare(&st, r->db, "SELECT " RUN_COLS " WHERE r.id = ?"))
+	if (query_run(&reply->json, r->db, id))
 		return db_fail(reply, r->db);
-	db_bind_int(st, 1, id, 0);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (rc == SQLITE_DONE)
-			return api_fail(reply, 404, "no run %lld", id);
+	if (!reply->json)
+		return api_fail(reply, 404, "no run %lld", id);
+	if (query_run_commits(&commits, r->db, id))
 		return db_fail(reply, r->db);
-	}
-	reply->json = run_json(st);
-	sqlite3_finalize(st);
-	if (db_prepare(&st, r->db,
-		       "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
-		       " c.apply_status, (SELECT MAX(b.id) FROM builds b"
-		       " WHERE b.commit_id = c.id) FROM commits c"
-		       " WHERE c.run_id = ? ORDER BY c.position"))
-		return db_fail(reply, r->db);
-	db_bind_int(st, 1, id, 0);
-	commits = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *c = json_object();
-
-		json_set_cols(c, st, 0,
-			      "id:i position:i sha:s subject:s patch:s "
-			      "apply_status:s build:i");
-		json_array_append_new(commits, c);
-	}
-	sqlite3_finalize(st);
 	set(reply->json, "commit_list", commits);
-	return rc == SQLITE_DONE ? 0 : db_fail(reply, r->db);
+	return 0;
 }
 
 /* burn-down */
@@ -485,22 +385,13 @@ int api_run(struct api_reply *reply, const struct api_req *r)
 /* 1 if run ID exists, 0 if not, -1 on error (reply filled). */
 static int run_exists(struct api_reply *reply, sqlite3 *db, long long id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	int yes = 0;
 
-	if (db_prepare(&st, db, "SELECT 1 FROM runs WHERE id = ?"))
+	if (query_run_exists(&yes, db, id))
 		return db_fail(reply, db);
-	db_bind_int(st, 1, id, 0);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_fail(reply, db);
+	return yes;
 }
 
-/* Counts of one commit while its states stream by. */
 static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 {
 	if (query_burndown(out, db, run_id))
@@ -515,27 +406,6 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
  * A write elsewhere (another run, a classification) changes none of
  * them, and the burn-down is not built again for it.
  */
-static int run_fingerprint(long long *fp, sqlite3 *db, long long id)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (db_prepare(&st, db,
-		       "SELECT COUNT(*), TOTAL(length(c.subject)"
-		       " + length(c.apply_status)), TOTAL((SELECT MAX(b.id)"
-		       " FROM builds b WHERE b.commit_id = c.id)),"
-		       " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
-		       "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
-		       "  ON k.id = b.commit_id WHERE k.run_id = ?1)"
-		       " FROM commits c WHERE c.run_id = ?1"))
-		return -1;
-	db_bind_int(st, 1, id, 0);
-	rc = sqlite3_step(st);
-	for (int i = 0; rc == SQLITE_ROW && i < 4; i++)
-		fp[i] = sqlite3_column_int64(st, i);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
 
 int api_burndown(struct api_reply *reply, const struct api_req *r)
 {
@@ -558,7 +428,7 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	pthread_mutex_unlock(&cache_lock);
 	if (reply->blob)
 		return 0;
-	if (run_fingerprint(fp, r->db, id))
+	if (query_run_fingerprint(fp, r->db, id))
 		return db_fail(reply, r->db);
 	/* the database changed, but maybe not this run */
 	pthread_mutex_lock(&cache_lock);
@@ -711,10 +581,9 @@ static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
 			   const struct query_point *p, const char *name)
 {
 	const struct maint *m = NULL;
-	sqlite3_stmt *st = NULL;
-	json_t *files;
+	json_t *files, *all = NULL, *f;
+	size_t k;
 	long idx;
-	int rc;
 
 	if (tree_maint(&m, db, p->tree_id))
 		return db_fail(reply, db);
@@ -726,24 +595,14 @@ static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
 	idx = maint_find(m, name);
 	if (idx < 0)
 		return api_fail(reply, 404, "no MAINTAINERS entry '%s'", name);
-	if (db_prepare(&st, db,
-		       "SELECT DISTINCT i.file FROM states s JOIN identities i"
-		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
-		       " AND i.file IS NOT NULL"))
+	if (query_point_files(&all, db, p->commit_id))
 		return db_fail(reply, db);
-	db_bind_int(st, 1, p->commit_id, 0);
 	files = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *f = db_col_text(st, 0);
-
-		if (maint_entry_matches(m, (size_t)idx, f))
-			json_array_append_new(files, jstr(f));
+	json_array_foreach(all, k, f) {
+		if (maint_entry_matches(m, (size_t)idx, json_string_value(f)))
+			json_array_append(files, f);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(files);
-		return db_fail(reply, db);
-	}
+	json_decref(all);
 	*out = json_dumps(files, JSON_COMPACT);
 	json_decref(files);
 	return 0;
@@ -812,11 +671,11 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 {
 	const struct maint *m = NULL;
 	struct sub_count *counts = NULL;
-	sqlite3_stmt *st = NULL;
 	struct query_point p;
+	/* XXX: a file in more than 64 entries counts for the first 64 */
 	size_t idx[64], n, i, k;
-	json_t *arr;
-	int rc, ret = -1;
+	json_t *arr, *byfile = NULL, *fc;
+	int ret = -1;
 
 	if (point_resolve(&p, reply, r, api_arg(r, "commit")))
 		return -1;
@@ -834,31 +693,25 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 		goto out;
 	}
 	counts = xcalloc(maint_count(m) + 1, sizeof(*counts));
-	if (db_prepare(
-		    &st, r->db,
-		    "SELECT i.file, SUM(s.state = 'new'), COUNT(*)"
-		    " FROM states s JOIN identities i ON i.id = s.identity_id"
-		    " WHERE s.commit_id = ? AND s.state IN ('new', 'present')"
-		    " GROUP BY i.file")) {
+	if (query_point_file_counts(&byfile, r->db, p.commit_id)) {
 		db_fail(reply, r->db);
 		goto out;
 	}
-	db_bind_int(st, 1, p.commit_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *f = db_col_text(st, 0);
+	json_array_foreach(byfile, i, fc) {
+		const char *f = json_string_value(json_object_get(fc, "file"));
 
+		if (!f)
+			continue;
 		n = maint_match(idx, ARRAY_SIZE(idx), m, f);
 		if (n > ARRAY_SIZE(idx))
 			n = ARRAY_SIZE(idx);
 		for (k = 0; k < n; k++) {
-			counts[idx[k]].new_ += sqlite3_column_int64(st, 1);
-			counts[idx[k]].warnings += sqlite3_column_int64(st, 2);
+			counts[idx[k]].new_ +=
+				json_integer_value(json_object_get(fc, "new"));
+			counts[idx[k]].warnings += json_integer_value(
+				json_object_get(fc, "warnings"));
 			counts[idx[k]].files++;
 		}
-	}
-	if (rc != SQLITE_DONE) {
-		db_fail(reply, r->db);
-		goto out;
 	}
 	for (i = 0; i < maint_count(m); i++) {
 		json_t *o;
@@ -874,7 +727,7 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 	}
 	ret = 0;
 out:
-	sqlite3_finalize(st);
+	json_decref(byfile);
 	free(counts);
 	query_point_release(&p);
 	return ret;
@@ -890,34 +743,22 @@ out:
 static int boot_modules_json(struct api_reply *reply, sqlite3 *db,
 			     long long boot_id)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *list = json_array();
+	json_t *list = NULL, *m;
 	long long ok = 0;
-	int rc;
+	size_t i;
 
-	if (db_prepare(&st, db,
-		       "SELECT name, status, message FROM boot_modules"
-		       " WHERE boot_id = ? ORDER BY rowid")) {
-		json_decref(list);
+	if (query_boot_modules(&list, db, boot_id))
 		return db_fail(reply, db);
-	}
-	db_bind_int(st, 1, boot_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *m = json_object();
-
-		json_set_cols(m, st, 0, "name:s status:s message:s");
-		ok += !strcmp(db_col_text(st, 1), "ok");
-		json_array_append_new(list, m);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(list);
-		return db_fail(reply, db);
-	}
 	if (!json_array_size(list)) {
 		json_decref(list);
 		set(reply->json, "modules", json_null());
 		return 0;
+	}
+	json_array_foreach(list, i, m) {
+		const char *st =
+			json_string_value(json_object_get(m, "status"));
+
+		ok += st && !strcmp(st, "ok");
 	}
 	{
 		json_t *o = json_object();
@@ -933,53 +774,34 @@ static int boot_modules_json(struct api_reply *reply, sqlite3 *db,
 
 int api_boot(struct api_reply *reply, const struct api_req *r)
 {
-	sqlite3_stmt *st = NULL;
+	struct query_boot b = { 0 };
 	unsigned char *log = NULL;
 	long long id = 0;
-	int rc, ret = -1;
+	int ret = -1;
 
 	if (parse_id(&id, reply, "build id", r->args[0]))
 		return -1;
-	if (db_prepare(&st, r->db,
-		       "SELECT (SELECT 1 FROM builds WHERE id = ?1), bo.id,"
-		       " bo.verdict, bo.reason, bo.duration_ms, bo.log,"
-		       " bo.log_size, bo.accel, bo.kernel_version,"
-		       " bo.fingerprint, bo.created_at"
-		       " FROM (SELECT 1) LEFT JOIN boots bo ON bo.id ="
-		       " (SELECT MAX(id) FROM boots WHERE build_id = ?1)"))
+	if (query_boot(&b, r->db, id))
 		return db_fail(reply, r->db);
-	db_bind_int(st, 1, id, 0);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		db_fail(reply, r->db);
-		goto out;
-	}
-	if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+	if (!b.build_exists) {
 		api_fail(reply, 404, "no build %lld", id);
 		goto out;
 	}
-	if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+	if (!b.row) {
 		api_fail(reply, 404, "build %lld was not booted", id);
 		goto out;
 	}
-	reply->json = json_object();
-	set(reply->json, "build", json_integer(id));
-	set(reply->json, "boot", json_col_int(st, 1));
-	set(reply->json, "verdict", json_col_str(st, 2));
-	set(reply->json, "reason", json_col_str(st, 3));
-	set(reply->json, "duration_ms", json_col_int(st, 4));
-	set(reply->json, "accel", json_col_str(st, 7));
-	set(reply->json, "kernel_version", json_col_str(st, 8));
-	set(reply->json, "fingerprint", json_col_str(st, 9));
-	set(reply->json, "created_at", json_col_int(st, 10));
-	if (boot_modules_json(reply, r->db, sqlite3_column_int64(st, 1)))
+	reply->json = b.row;
+	b.row = NULL;
+	if (boot_modules_json(
+		    reply, r->db,
+		    json_integer_value(json_object_get(reply->json, "boot"))))
 		goto out;
-	if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
+	if (!b.zlog) {
 		set(reply->json, "log", json_null());
 	} else {
-		const void *z = sqlite3_column_blob(st, 5);
-		uLong zlen = (uLong)sqlite3_column_bytes(st, 5);
-		uLongf dlen = (uLongf)sqlite3_column_int64(st, 6);
+		uLong zlen = (uLong)b.zlen;
+		uLongf dlen = (uLongf)b.log_size;
 		int zrc = Z_BUF_ERROR;
 
 		/* log_size is a hint; grow while zlib says it is short */
@@ -989,7 +811,7 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 			uLongf got = dlen;
 
 			log = xrealloc(log, dlen + 1);
-			zrc = uncompress(log, &got, z, zlen);
+			zrc = uncompress(log, &got, b.zlog, zlen);
 			if (zrc != Z_BUF_ERROR) {
 				dlen = got;
 				break;
@@ -997,9 +819,9 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 			dlen *= 2;
 		}
 		if (zrc != Z_OK) {
-			error("cannot uncompress the log of boot %lld: zlib"
-			      " error %d",
-			      sqlite3_column_int64(st, 1), zrc);
+			error("cannot uncompress the log of build %lld's boot:"
+			      " zlib error %d",
+			      id, zrc);
 			set(reply->json, "log", json_null());
 			set(reply->json, "log_error",
 			    json_string("corrupt compressed log"));
@@ -1011,7 +833,7 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 	ret = 0;
 out:
 	free(log);
-	sqlite3_finalize(st);
+	query_boot_release(&b);
 	return ret;
 }
 
@@ -1468,21 +1290,13 @@ static int params_check(struct api_reply *reply, const struct route *rt,
  */
 static int read_begin(struct api_reply *reply, sqlite3 *db)
 {
-	sqlite3_stmt *st = NULL;
 	int version = -1;
 
-	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+	if (db_read_begin(&version, db))
 		return db_fail(reply, db);
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) ==
-		    SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
 	if (version == db_schema_version())
 		return 0;
 	db_rollback(db);
-	if (version < 0)
-		return db_fail(reply, db);
 	return api_fail(reply, 503,
 			"the database is at schema version %d, this server"
 			" reads version %d: restart kwarn-server",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "query.h"
 #include "server.h"
 #include "util.h"
 #include "banned.h"
@@ -119,9 +120,13 @@ int main(int argc, char **argv)
 	/* the database must open read-only, at our schema version */
 	if (db_open(&db, o.db_path, DB_READ_ONLY))
 		return 2;
-	if (db_exec(db, "SELECT COUNT(*) FROM runs", "cannot read database")) {
-		db_close(db);
-		return 2;
+	{
+		long long runs;
+
+		if (query_run_total(&runs, db)) {
+			db_close(db);
+			return 2;
+		}
 	}
 	db_close(db);
 	if (o.web_dir && !util_is_dir(o.web_dir)) {
