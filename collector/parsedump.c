@@ -8,13 +8,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kwarn.h"
+#include "options.h"
 #include "parse.h"
 #include "util.h"
 #include "banned.h"
@@ -69,53 +69,45 @@ static void dump_stats(FILE *fp, const struct parse_stats *s)
 		s->other, s->werror_lines);
 }
 
-static void parsedump_usage(void)
-{
-	fprintf(stderr, "usage: kwarn parse-dump [--count-only] [--chunk N]"
-			" [--strip PREFIX] LOG|-\n");
-}
+static const char *const parsedump_usage[] = {
+	"kwarn parse-dump [--count-only] [--chunk N] [--strip PREFIX]... LOG|-",
+	NULL,
+};
 
 int cmd_parse_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "count-only", no_argument, NULL, 'n' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ "strip", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dump_ctx dc = { stdout, 0 };
+	struct opt_list strips = { { NULL }, 0 };
 	struct parser *p = NULL;
 	const char *log;
 	static char buf[1 << 16];
 	long chunk = sizeof(buf);
-	int c, fd = 0, ret = 2;
+	int count_only = 0, argi, rc, fd = 0, ret = 2;
+	const struct opt opts[] = {
+		OPT_FLAG(0, "count-only", &count_only,
+			 "print only the counts"),
+		OPT_LONG(0, "chunk", &chunk, "N",
+			 "feed the parser N bytes at a time", 1,
+			 (long)sizeof(buf)),
+		OPT_LIST(0, "strip", &strips, "PREFIX",
+			 "remove PREFIX from file names"),
+		OPT_END,
+	};
 	ssize_t n;
 
+	rc = opt_parse(&argi, argc, argv, opts, parsedump_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (argi != argc - 1) {
+		opt_usage(stderr, opts, parsedump_usage);
+		return 2;
+	}
+	if (count_only)
+		dc.fp = NULL;
 	p = parse_new(dump_emit, &dc);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			dc.fp = NULL;
-			break;
-		case 'c':
-			if (util_parse_long(&chunk, optarg, 1, sizeof(buf))) {
-				error("bad chunk size '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 's':
-			parse_add_strip_prefix(p, optarg);
-			break;
-		default:
-			parsedump_usage();
-			goto out;
-		}
-	}
-	if (optind != argc - 1) {
-		parsedump_usage();
-		goto out;
-	}
-	log = argv[optind];
+	for (size_t i = 0; i < strips.nr; i++)
+		parse_add_strip_prefix(p, strips.v[i]);
+	log = argv[argi];
 	if (strcmp(log, "-")) {
 		fd = open(log, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
