@@ -10,6 +10,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "repro.h"
 #include "util.h"
 #include "banned.h"
 
@@ -176,7 +177,8 @@ int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 			json_object_set_new(e, "modules", boot_modules(bt, 7));
 		}
 		sqlite3_reset(bt);
-		if (query_warnings(&warnings, db, &f))
+		if (query_warnings(&warnings, db, &f) ||
+		    repro_add_to_warnings(warnings, db, f.build_id))
 			goto out;
 		{
 			/* fixed ones too, so each commit tells what it fixed */
@@ -213,9 +215,8 @@ static long long jint(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
-/* The object of a warning as the reproducer builds it. */
-static void print_warning(FILE *fp, json_t *w, const char *mark,
-			  const char *build_dir)
+/* A warning, its notes, verdict and reproducer, marked MARK. */
+static void print_warning(FILE *fp, json_t *w, const char *mark)
 {
 	size_t i;
 	json_t *n;
@@ -234,9 +235,17 @@ static void print_warning(FILE *fp, json_t *w, const char *mark,
 	if (*jstr(w, "verdict"))
 		fprintf(fp, "   %s, suggest '%s': %s\n", jstr(w, "verdict"),
 			jstr(w, "fix"), jstr(w, "reason"));
-	if (*jstr(w, "object"))
-		fprintf(fp, "   reproduce: make O=%s %s\n",
-			build_dir ? build_dir : "<build>", jstr(w, "object"));
+	if (*jstr(w, "reproducer")) {
+		const char *p = jstr(w, "reproducer"), *nl;
+
+		fputs("   reproduce:\n", fp);
+		for (; *p; p = nl + 1) {
+			nl = strchrnul(p, '\n');
+			fprintf(fp, "     %.*s\n", (int)(nl - p), p);
+			if (!*nl)
+				break;
+		}
+	}
 }
 
 static void bar(FILE *fp, long long n, long long max)
@@ -305,15 +314,11 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 					   j, w) {
 				const char *state = jstr(w, "state");
 
-				const char *bd = jstr(e, "build_dir");
-
 				if (!strcmp(state, "new") &&
 				    jint(e, "position") > 0)
-					print_warning(fp, w, ">>",
-						      *bd ? bd : NULL);
+					print_warning(fp, w, ">>");
 				else if (!strcmp(state, "fixed"))
-					print_warning(fp, w, "--",
-						      *bd ? bd : NULL);
+					print_warning(fp, w, "--");
 			}
 			fputc('\n', fp);
 		}

@@ -10,14 +10,33 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "treepath.h"
 #include "util.h"
 #include "banned.h"
+
+char *tree_repo_dir(const char *kind, const char *name, const char *source,
+		    const char *sha256)
+{
+	char sha[65];
+
+	if (!kind || !name || strchr(name, '/') || !strcmp(name, ".."))
+		return NULL;
+	if (!strcmp(kind, "tarball") && sha256 && strlen(sha256) >= 12)
+		return xstrfmt("%s/trees/%s-%.12s/git", util_cache_dir(), name,
+			       sha256);
+	if ((!strcmp(kind, "dir") || !strcmp(kind, "repo")) && source) {
+		util_sha256_hex(sha, source, strlen(source));
+		return xstrfmt("%s/trees/%s%s-%.12s/git", util_cache_dir(),
+			       strcmp(kind, "repo") ? "" : "repo-", name, sha);
+	}
+	return NULL;
+}
 
 char *tree_repo_path(sqlite3 *db, const char *commit_sha)
 {
 	sqlite3_stmt *st = NULL;
 	const char *kind, *name, *source, *sum;
-	char sha[65], *dir = NULL;
+	char *dir = NULL;
 	int rc;
 
 	if (db_prepare(&st, db,
@@ -44,14 +63,8 @@ char *tree_repo_path(sqlite3 *db, const char *commit_sha)
 		error("bad tree of commit '%s'", commit_sha);
 		goto out;
 	}
-	if (!strcmp(kind, "tarball") && sum && strlen(sum) >= 12) {
-		dir = xstrfmt("%s/trees/%s-%.12s/git", util_cache_dir(), name,
-			      sum);
-	} else if ((!strcmp(kind, "dir") || !strcmp(kind, "repo")) && source) {
-		util_sha256_hex(sha, source, strlen(source));
-		dir = xstrfmt("%s/trees/%s%s-%.12s/git", util_cache_dir(),
-			      strcmp(kind, "repo") ? "" : "repo-", name, sha);
-	} else {
+	dir = tree_repo_dir(kind, name, source, sum);
+	if (!dir) {
 		error("the tree '%s' of commit '%s' has no repository (kind "
 		      "'%s')",
 		      name, commit_sha, kind);

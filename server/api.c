@@ -25,6 +25,7 @@
 #include "util.h"
 #include "../collector/ident.h"
 #include "../collector/kwarn.h"
+#include "../collector/repro.h"
 #include "banned.h"
 
 #define DEFAULT_LIMIT 100
@@ -947,17 +948,17 @@ static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
 	return notes;
 }
 
-static json_t *reproducer(sqlite3_stmt *st, int obj_col, int flags_col)
+/* The reproducer of the object in OBJ_COL at the build in BUILD_COL. */
+static json_t *reproducer(sqlite3 *db, sqlite3_stmt *st, int obj_col,
+			  int build_col)
 {
 	const char *obj = (const char *)sqlite3_column_text(st, obj_col);
-	const char *flags = (const char *)sqlite3_column_text(st, flags_col);
 	json_t *j;
-	char *s;
+	char *s = NULL;
 
-	if (!obj)
+	if (!obj || sqlite3_column_type(st, build_col) == SQLITE_NULL ||
+	    repro_commands(&s, db, sqlite3_column_int64(st, build_col), obj))
 		return json_null();
-	s = xstrfmt("make O=<build>%s%s %s", flags && *flags ? " " : "",
-		    flags && *flags ? flags : "", obj);
 	j = jstr(s);
 	free(s);
 	return j;
@@ -1049,7 +1050,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 			    jstr(q->p->base) :
 			    col_str(st, 16));
 		set(w, "fixed", col_str(st, 17));
-		set(w, "reproducer", reproducer(st, 12, 14));
+		set(w, "reproducer", reproducer(db, st, 12, 15));
 		/* kwarn classify's verdict on a fall-through, or nulls */
 		set_cols(w, st, 19, "verdict:s fix:s reason:s");
 		set(w, "notes",
@@ -1491,7 +1492,7 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		    &st, r->db,
 		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
 		    " d.source, d.message, o.path, i.fingerprint, d.function,"
-		    " d.option, cl.verdict, cl.fix, cl.reason"
+		    " d.option, cl.verdict, cl.fix, cl.reason, d.build_id"
 		    " FROM identities i JOIN states s ON s.identity_id = i.id"
 		    " JOIN diagnostics d ON d.id = s.diag_id"
 		    " LEFT JOIN objects o ON o.id = d.object_id"
@@ -1543,6 +1544,7 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 	set(reply->json, "column", col_int(st, 4));
 	set(reply->json, "message", col_str(st, 6));
 	set(reply->json, "object", col_str(st, 7));
+	set(reply->json, "reproducer", reproducer(r->db, st, 7, 14));
 	set(reply->json, "function", col_str(st, 9));
 	set(reply->json, "option", col_str(st, 10));
 	set(reply->json, "verdict", col_str(st, 11));
