@@ -10,6 +10,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "report-out.h"
 #include "repro.h"
 #include "util.h"
 #include "banned.h"
@@ -380,10 +381,20 @@ int report_tip_has_new(sqlite3 *db, long long run_id)
 	return n;
 }
 
+/* The formats other tools read (report-out.h); text and json are ours. */
+static const struct {
+	const char *name;
+	int (*write)(FILE *fp, sqlite3 *db, long long run_id);
+} formats[] = {
+	{ "sarif", report_sarif },
+	{ "kcidb", report_kcidb },
+	{ "mail", report_mail },
+};
+
 static void report_usage(void)
 {
 	fprintf(stderr, "usage: kwarn report --db FILE [--run ID]"
-			" [--format text|json]\n");
+			" [--format text|json|sarif|kcidb|mail]\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -400,6 +411,7 @@ int cmd_report(int argc, char **argv)
 	long long run_id = -1;
 	long v;
 	int c, ret = 2;
+	int (*write)(FILE *, sqlite3 *, long long) = NULL;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -426,8 +438,12 @@ int cmd_report(int argc, char **argv)
 		report_usage();
 		return 2;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("unknown format '%s' (text or json)", format);
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (!strcmp(format, formats[i].name))
+			write = formats[i].write;
+	if (!write && strcmp(format, "text") && strcmp(format, "json")) {
+		error("unknown format '%s' (text, json, sarif, kcidb or mail)",
+		      format);
 		return 2;
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY))
@@ -449,7 +465,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	run_id = sqlite3_column_int64(st, 0);
-	if (report_print_run(stdout, db, run_id, format))
+	if (write ? write(stdout, db, run_id) :
+		    report_print_run(stdout, db, run_id, format))
 		goto out;
 	ret = 0;
 out:
