@@ -29,6 +29,7 @@ trap cleanup EXIT
 
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/server-fixture.sh"
+. "$top/tests/lib/series-db.sh"
 
 if [ ! -r /usr/src/linux-source-6.1.tar.xz ]; then
 	echo "# linux-source-6.1 is not installed: run scripts/install-deps"
@@ -39,17 +40,8 @@ fi
 db=${KWARN_REPRO_DB:-}
 if [ -z "$db" ]; then
 	db="$tmp/e2e.db"
-	# the series test's build directory may be in use by another kwarn
-	for try in $(seq 80); do
-		"$kwarn" run --db "$db" --series "$top/tests/data/series/series" \
-			--config "$top/kernel/configs/qemu.config" -j2 \
-			--no-boot >"$tmp/run.out" 2>"$tmp/run.err"
-		rc=$?
-		grep -q 'is in use by another kwarn' "$tmp/run.err" || break
-		echo "# build directory in use, waiting ($try)"
-		rm -f "$db"
-		sleep 30
-	done
+	series_db "$db" "$tmp"
+	rc=$?
 	check "kwarn run of the series exits 0 (rc=$rc)" test "$rc" = 0
 	[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/run.err" | tail -20
 fi
