@@ -41,6 +41,7 @@ struct bisect {
 	size_t nr;
 	enum step *steps;
 	int builds;
+	FILE *fp; /* where the steps are told */
 	/* matching one build's output */
 	unsigned char (*seen)[32];
 	size_t nr_seen;
@@ -156,9 +157,9 @@ static void say(struct bisect *b, size_t i, const char *what)
 {
 	char *subj = subject_of(b, b->commits[i]);
 
-	printf("step %d: %.12s (\"%s\"): %s\n", b->builds, b->commits[i], subj,
-	       what);
-	fflush(stdout);
+	fprintf(b->fp, "step %d: %.12s (\"%s\"): %s\n", b->builds,
+		b->commits[i], subj, what);
+	fflush(b->fp);
 	free(subj);
 }
 
@@ -229,13 +230,14 @@ static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
 		       " JOIN builds b ON b.id = d.build_id"
 		       " LEFT JOIN objects o ON o.id = d.object_id"
 		       " WHERE (i.fingerprint = ?1 OR CAST(i.id AS TEXT) = ?1)"
-		       " AND s.state = 'new' AND c.position > 0"
-		       " ORDER BY c.run_id DESC, c.position LIMIT 1"))
+		       " AND s.state IN ('new', 'present')"
+		       /* where it came after a point without it, else newest */
+		       " ORDER BY s.state = 'new' AND c.position > 0 DESC,"
+		       " c.run_id DESC, c.position LIMIT 1"))
 		return -1;
 	db_bind_text(st, 1, id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("no warning '%s' that is new at a point after a base",
-		      id);
+		error("no warning '%s' in the database", id);
 		goto out;
 	}
 	snprintf(b->fingerprint, sizeof(b->fingerprint), "%s",
@@ -394,6 +396,115 @@ static void bisect_release(struct bisect *b, int keep)
 	free(b->log);
 }
 
+/*
+ * Load warning ID, list its commits and bisect them: *first_out is the
+ * first commit with it, *lo_out the last without (-1: the good end),
+ * *ambiguous_out 1 when skipped commits lie between.  0 or -1 (reported).
+ */
+static int bisect_warning(size_t *first_out, long *lo_out, int *ambiguous_out,
+			  struct bisect *b, sqlite3 *db, const char *id,
+			  const char *repo, const char *dir)
+{
+	if (load_warning(b, db, id, repo) || list_commits(b))
+		return -1;
+	fprintf(b->fp, "bisecting %zu commits %.12s..%.12s by %s\n", b->nr,
+		b->good, b->bad, b->object);
+	fflush(b->fp);
+	/* the bad end is the point where kwarn saw it */
+	b->steps[b->nr - 1] = STEP_PRESENT;
+	*lo_out = -1;
+	*ambiguous_out = 0;
+	*first_out = 0;
+	if (b->nr > 1) {
+		if (setup(b, dir))
+			return -1;
+		*first_out = bisect_range(ambiguous_out, lo_out, b);
+	}
+	return 0;
+}
+
+int bisect_nightly(json_t *entry, sqlite3 *db, const char *repo)
+{
+	sqlite3_stmt *st = NULL;
+	char *good = NULL, *bad = NULL;
+	size_t i;
+	json_t *w;
+	int ret = -1;
+
+	if (!json_is_integer(json_object_get(entry, "previous_run")))
+		return 0;
+	if (db_prepare(&st, db,
+		       "SELECT (SELECT sha FROM commits WHERE run_id = ?1"
+		       "  AND position = 0),"
+		       " (SELECT sha FROM commits WHERE run_id = ?2"
+		       "  AND position = 0)"))
+		return -1;
+	db_bind_int(st, 1, json_integer_value(json_object_get(entry, "run")),
+		    0);
+	db_bind_int(st, 2,
+		    json_integer_value(json_object_get(entry, "previous_run")),
+		    0);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
+		bad = xstrdup(db_col_text(st, 0));
+		good = xstrdup(db_col_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (!good || !strcmp(good, bad)) {
+		ret = 0;
+		goto out;
+	}
+	/*
+	 * XXX: each warning gets its own worktree and prepare; warnings of
+	 * one object, or of one move, could share them.
+	 */
+	json_array_foreach(json_object_get(entry, "new"), i, w) {
+		const char *id =
+			json_string_value(json_object_get(w, "identity"));
+		struct bisect b = { 0 };
+		size_t first;
+		long lo;
+		int ambiguous;
+
+		if (!id ||
+		    strcmp(json_string_value(json_object_get(w, "cause")),
+			   "code"))
+			continue;
+		b.fp = stderr;
+		b.good = xstrdup(good);
+		b.bad = xstrdup(bad);
+		if (bisect_warning(&first, &lo, &ambiguous, &b, db, id, repo,
+				   NULL)) {
+			bisect_release(&b, 0);
+			continue; /* reported; the warning stays unattributed */
+		}
+		if (ambiguous) {
+			json_t *c = json_array();
+
+			for (size_t k = (size_t)(lo + 1); k <= first; k++)
+				json_array_append_new(
+					c, json_string(b.commits[k]));
+			json_object_set_new(w, "introduced_candidates", c);
+		} else {
+			char *subj = subject_of(&b, b.commits[first]);
+
+			json_object_set_new(
+				w, "introduced",
+				json_pack("{s:s, s:s, s:i}", "sha",
+					  b.commits[first], "subject", subj,
+					  "object_builds", b.builds));
+			free(subj);
+		}
+		bisect_release(&b, 0);
+	}
+	ret = 0;
+out:
+	free(good);
+	free(bad);
+	return ret;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -419,6 +530,7 @@ int cmd_bisect(int argc, char **argv)
 	long lo;
 	int c, ambiguous, ret = 2;
 
+	b.fp = stdout;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -449,16 +561,8 @@ int cmd_bisect(int argc, char **argv)
 		goto out;
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY) ||
-	    load_warning(&b, db, id, repo) || list_commits(&b))
+	    bisect_warning(&first, &lo, &ambiguous, &b, db, id, repo, dir))
 		goto out;
-	printf("bisecting %zu commits %.12s..%.12s by %s\n", b.nr, b.good,
-	       b.bad, b.object);
-	fflush(stdout);
-	if (setup(&b, dir))
-		goto out;
-	/* the bad end is the point where kwarn saw it */
-	b.steps[b.nr - 1] = STEP_PRESENT;
-	first = bisect_range(&ambiguous, &lo, &b);
 	if (ambiguous) {
 		printf("skipped commits leave these candidates:\n");
 		for (size_t i = (size_t)(lo + 1); i <= first; i++)

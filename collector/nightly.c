@@ -18,6 +18,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "bisect.h"
 #include "db.h"
 #include "kwarn.h"
 #include "util.h"
@@ -139,7 +140,7 @@ static json_t *new_against(sqlite3 *db, long long run, long long older,
 		    " d.col, s.identity_id IN (SELECT s3.identity_id"
 		    "  FROM states s3 JOIN commits c3 ON c3.id = s3.commit_id"
 		    "  WHERE c3.run_id = ?3 AND c3.position = 0"
-		    "  AND s3.state IN ('new', 'present'))"
+		    "  AND s3.state IN ('new', 'present')), i.fingerprint"
 		    " FROM states s JOIN commits c ON c.id = s.commit_id"
 		    " JOIN identities i ON i.id = s.identity_id"
 		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
@@ -172,6 +173,8 @@ static json_t *new_against(sqlite3 *db, long long run, long long older,
 		json_object_set_new(w, "message",
 				    json_string(db_col_text(st, 4)));
 		json_object_set_new(w, "cause", json_string(why));
+		json_object_set_new(w, "identity",
+				    json_string(db_col_text(st, 7)));
 		json_array_append_new(arr, w);
 	}
 	sqlite3_finalize(st);
@@ -516,6 +519,14 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 					json_object_get(w, "message")),
 				json_string_value(json_object_get(w, "option")),
 				json_string_value(json_object_get(w, "cause")));
+			if (json_is_object(json_object_get(w, "introduced")))
+				fprintf(fp, "   introduced by %s (\"%s\")\n",
+					json_string_value(json_object_get(
+						json_object_get(w, "introduced"),
+						"sha")),
+					json_string_value(json_object_get(
+						json_object_get(w, "introduced"),
+						"subject")));
 		}
 	}
 	json_array_foreach(failures, i, e) {
@@ -847,8 +858,15 @@ int cmd_nightly(int argc, char **argv)
 		} else {
 			measured_any = 1;
 			rc = compare_run(report, db, run_id, -2, -1);
-			if (rc > 0)
+			if (rc > 0) {
 				nnew += rc;
+				/* the commit of the moved branch that brought each */
+				bisect_nightly(
+					json_array_get(report,
+						       json_array_size(report) -
+							       1),
+					db, repo);
+			}
 		}
 	}
 	if (!strcmp(format, "json")) {
