@@ -405,7 +405,7 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 	const char *maint_text, *head = "";
 	char *git_dir = NULL;
 	size_t i, npoints;
-	int nightly, ret = -1;
+	int ret = -1;
 
 	if (report_run_json(&arr, db, run_id) ||
 	    report_run_info(&info, db, run_id))
@@ -421,14 +421,17 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 		if (json_is_integer(json_object_get(e, "build")))
 			head = report_str(e, "commit");
 	npoints = json_array_size(arr) ? json_array_size(arr) - 1 : 0;
-	/* a nightly's one point is new against the tree before it */
-	nightly = !strcmp(report_str(info, "kind"), "nightly");
+	/*
+	 * XXX: a nightly's one point holds every warning as new (it is the
+	 * run's first); what is new against the tree before it is the
+	 * nightly's own report, not yet a mail.
+	 */
 	json_array_foreach(arr, i, e) {
 		json_t *build = NULL;
 		struct strbuf sb = STRBUF_INIT;
 		int bad;
 
-		if ((!nightly && jint(e, "position") == 0) || !jint(e, "new") ||
+		if (jint(e, "position") == 0 || !jint(e, "new") ||
 		    !json_is_integer(json_object_get(e, "build")))
 			continue;
 		if (report_build_info(&build, db, jint(e, "build")))
