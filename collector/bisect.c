@@ -2,11 +2,13 @@
 /*
  * kwarn bisect: which commit between the last point without a warning and
  * the first with it brought it.  The warning's object alone is rebuilt at
- * each step, in a worktree of the tree's repository and an output
+ * each step, in a checkout of the tree's repository and an output
  * directory of our own with the build's stored .config (the first step
  * runs kbuild's prepare, the next ones compile one file): log2(N) object
  * builds instead of log2(N) kernels.  The object file is removed before
  * each build, so gcc runs even when the step changed none of its inputs.
+ * The worktree is a `git clone --shared` of the repository: the user's
+ * repository (or kwarn's cache) is only read.
  * A commit where the object does not build is skipped, as `git bisect
  * skip` does, and said so.  A warning is present at a step when gcc
  * prints a diagnostic with the stored identity (ident.h), so a line
@@ -32,7 +34,6 @@ enum step { STEP_UNTESTED, STEP_ABSENT, STEP_PRESENT, STEP_SKIP };
 struct bisect {
 	/* the warning */
 	char fingerprint[65];
-	long long ordinal;
 	char *object, *config, *good, *bad;
 	int level;
 	/* where we build */
@@ -216,7 +217,7 @@ static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
 	int ret = -1;
 
 	if (db_prepare(&st, db,
-		       "SELECT i.fingerprint, i.ordinal, o.path, c.sha,"
+		       "SELECT i.fingerprint, NULL, o.path, c.sha,"
 		       " (SELECT p.sha FROM commits p WHERE p.run_id = c.run_id"
 		       "  AND p.position < c.position AND EXISTS (SELECT 1"
 		       "  FROM builds pb WHERE pb.commit_id = p.id)"
@@ -242,7 +243,6 @@ static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
 	}
 	snprintf(b->fingerprint, sizeof(b->fingerprint), "%s",
 		 db_col_text(st, 0));
-	b->ordinal = sqlite3_column_int64(st, 1);
 	if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
 		error("warning '%s' has no object to rebuild", id);
 		goto out;
@@ -326,12 +326,12 @@ out:
 	return ret;
 }
 
-/* A worktree at the good end and an output directory with the .config. */
+/* A shared clone of the repository and an output directory with the .config. */
 static int setup(struct bisect *b, const char *dir)
 {
-	const char *wt[] = { "git",	 "--git-dir", b->git_dir,
-			     "worktree", "add",	      "--detach",
-			     NULL,	 NULL,	      NULL };
+	/* a clone borrowing the objects: nothing is written to the repository */
+	const char *cl[] = { "git",	      "clone",	  "--quiet", "--shared",
+			     "--no-checkout", b->git_dir, NULL,	     NULL };
 	const char *cp[] = { "cp", b->config, NULL, NULL };
 	char *cfg;
 	int ret = -1;
@@ -352,11 +352,9 @@ static int setup(struct bisect *b, const char *dir)
 	b->out = xstrfmt("%s/build", b->dir);
 	b->log = xstrfmt("%s/step.log", b->dir);
 	cfg = xstrfmt("%s/.config", b->out);
-	wt[6] = b->src;
-	wt[7] = b->good;
-	if (!util_is_dir(b->src) && util_run(wt, NULL, "/dev/null", b->log)) {
-		error("cannot add a worktree of '%s' at '%s'", b->git_dir,
-		      b->src);
+	cl[6] = b->src;
+	if (!util_is_dir(b->src) && util_run(cl, NULL, "/dev/null", b->log)) {
+		error("cannot clone '%s' into '%s'", b->git_dir, b->src);
 		goto out;
 	}
 	cp[2] = cfg;
@@ -372,14 +370,8 @@ out:
 
 static void bisect_release(struct bisect *b, int keep)
 {
-	if (b->src && !keep) {
-		const char *rm[] = { "git",	 "--git-dir", b->git_dir,
-				     "worktree", "remove",    "--force",
-				     b->src,	 NULL };
-
-		util_run(rm, NULL, "/dev/null", "/dev/null");
+	if (b->dir && !keep)
 		util_rm_rf(b->dir);
-	}
 	for (size_t i = 0; i < b->nr; i++)
 		free(b->commits[i]);
 	free(b->commits);

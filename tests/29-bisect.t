@@ -107,5 +107,6 @@ objs=$(cd "$tmp/bisect/build" && find . -name '*.o' -not -path './scripts/*' \
 	tr '\n' ' ')
 check "no kernel object compiled but kernel/panic.o ($objs)" \
 	test "$objs" = "./kernel/panic.o "
-git -C "$repo" worktree prune
+check "the repository is only read: no worktree added to it" \
+	test "$(git -C "$repo" worktree list | wc -l)" = 1
 done_tap
