@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bisect.h"
 #include "kwarn.h"
 #include "util.h"
 #include "banned.h"
@@ -22,6 +23,7 @@ static const struct {
 	{ "nightly", cmd_nightly, "measure every newly installed kernel tree" },
 	{ "census", cmd_census, "fall-through markers and their GCC levels" },
 	{ "classify", cmd_classify, "missing break or intended fall-through?" },
+	{ "bisect", cmd_bisect, "find the commit that brought a warning" },
 	{ "parse-dump", cmd_parse_dump, NULL },
 };
 

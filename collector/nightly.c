@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bisect.h"
 #include "db.h"
 #include "kwarn.h"
 #include "query.h"
@@ -322,6 +323,14 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 					json_object_get(w, "message")),
 				json_string_value(json_object_get(w, "option")),
 				json_string_value(json_object_get(w, "cause")));
+			if (json_is_object(json_object_get(w, "introduced")))
+				fprintf(fp, "   introduced by %s (\"%s\")\n",
+					json_string_value(json_object_get(
+						json_object_get(w, "introduced"),
+						"sha")),
+					json_string_value(json_object_get(
+						json_object_get(w, "introduced"),
+						"subject")));
 		}
 	}
 	json_array_foreach(failures, i, e) {
@@ -658,14 +667,21 @@ int cmd_nightly(int argc, char **argv)
 		} else {
 			measured_any = 1;
 			rc = compare_run(report, db, run_id, -2, -1);
-			if (rc < 0)
+			if (rc < 0) {
 				json_array_append_new(
 					failures,
 					json_sprintf(
 						"%s %s: measured in run %lld, but could not be compared",
 						repo, ref, run_id));
-			else
+			} else if (rc > 0) {
 				nnew += rc;
+				/* the commit of the moved branch that brought each */
+				bisect_nightly(
+					json_array_get(report,
+						       json_array_size(report) -
+							       1),
+					db, repo);
+			}
 		}
 	}
 	if (!strcmp(format, "json")) {

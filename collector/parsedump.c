@@ -84,8 +84,7 @@ int cmd_parse_dump(int argc, char **argv)
 	long chunk = sizeof(buf);
 	int count_only = 0, argi, rc, fd = 0, ret = 2;
 	const struct opt opts[] = {
-		OPT_FLAG(0, "count-only", &count_only,
-			 "print only the counts"),
+		OPT_FLAG(0, "count-only", &count_only, "print only the counts"),
 		OPT_LONG(0, "chunk", &chunk, "N",
 			 "feed the parser N bytes at a time", 1,
 			 (long)sizeof(buf)),

@@ -11,6 +11,8 @@
 #include "db.h"
 #include "kwarn.h"
 #include "query.h"
+#include "report-out.h"
+#include "repro.h"
 #include "util.h"
 #include "banned.h"
 
@@ -31,9 +33,8 @@ static long long jint(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
-/* The object of a warning as the reproducer builds it. */
-static void print_warning(FILE *fp, json_t *w, const char *mark,
-			  const char *build_dir)
+/* A warning, its notes, verdict and reproducer, marked MARK. */
+static void print_warning(FILE *fp, json_t *w, const char *mark)
 {
 	size_t i;
 	json_t *n;
@@ -55,9 +56,17 @@ static void print_warning(FILE *fp, json_t *w, const char *mark,
 	else if (*jstr(w, "verdict")) /* unsure: no fix to suggest */
 		fprintf(fp, "   %s, no fix suggested (read both cases): %s\n",
 			jstr(w, "verdict"), jstr(w, "reason"));
-	if (*jstr(w, "object"))
-		fprintf(fp, "   reproduce: make O=%s %s\n",
-			build_dir ? build_dir : "<build>", jstr(w, "object"));
+	if (*jstr(w, "reproducer")) {
+		const char *p = jstr(w, "reproducer"), *nl;
+
+		fputs("   reproduce:\n", fp);
+		for (; *p; p = nl + 1) {
+			nl = strchrnul(p, '\n');
+			fprintf(fp, "     %.*s\n", (int)(nl - p), p);
+			if (!*nl)
+				break;
+		}
+	}
 }
 
 static void bar(FILE *fp, long long n, long long max)
@@ -126,15 +135,11 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 					   j, w) {
 				const char *state = jstr(w, "state");
 
-				const char *bd = jstr(e, "build_dir");
-
 				if (!strcmp(state, "new") &&
 				    jint(e, "position") > 0)
-					print_warning(fp, w, ">>",
-						      *bd ? bd : NULL);
+					print_warning(fp, w, ">>");
 				else if (!strcmp(state, "fixed"))
-					print_warning(fp, w, "--",
-						      *bd ? bd : NULL);
+					print_warning(fp, w, "--");
 			}
 			fputc('\n', fp);
 		}
@@ -181,10 +186,20 @@ int report_tip_has_new(sqlite3 *db, long long run_id)
 	return n;
 }
 
+/* The formats other tools read (report-out.h); text and json are ours. */
+static const struct {
+	const char *name;
+	int (*write)(FILE *fp, sqlite3 *db, long long run_id);
+} formats[] = {
+	{ "sarif", report_sarif },
+	{ "kcidb", report_kcidb },
+	{ "mail", report_mail },
+};
+
 static void report_usage(void)
 {
 	fprintf(stderr, "usage: kwarn report --db FILE [--run ID]"
-			" [--format text|json]\n");
+			" [--format text|json|sarif|kcidb|mail]\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -201,6 +216,7 @@ int cmd_report(int argc, char **argv)
 	long long run_id = -1;
 	long v;
 	int c, ret = 2;
+	int (*write)(FILE *, sqlite3 *, long long) = NULL;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -227,8 +243,12 @@ int cmd_report(int argc, char **argv)
 		report_usage();
 		return 2;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("unknown format '%s' (text or json)", format);
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (!strcmp(format, formats[i].name))
+			write = formats[i].write;
+	if (!write && strcmp(format, "text") && strcmp(format, "json")) {
+		error("unknown format '%s' (text, json, sarif, kcidb or mail)",
+		      format);
 		return 2;
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY))
@@ -250,7 +270,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	run_id = sqlite3_column_int64(st, 0);
-	if (report_print_run(stdout, db, run_id, format))
+	if (write ? write(stdout, db, run_id) :
+		    report_print_run(stdout, db, run_id, format))
 		goto out;
 	ret = 0;
 out:

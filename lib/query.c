@@ -9,6 +9,7 @@
 #include "ident.h"
 #include "json.h"
 #include "query.h"
+#include "repro.h"
 #include "util.h"
 #include "banned.h"
 
@@ -554,22 +555,20 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 	int rc;
 
 	*out = NULL;
-
 	if (db_prepare(
 		    &st, db,
 		    "SELECT i.file, d.line, i.function, i.option, d.message,"
 		    " d.col, s.identity_id IN (SELECT s3.identity_id"
 		    "  FROM live_states s3 JOIN commits c3 ON c3.id = s3.commit_id"
-		    "  WHERE c3.run_id = ?3 AND c3.position = 0"
-		    "  "
+		    "  WHERE c3.run_id = ?3 AND c3.position = 0),"
+		    " i.fingerprint"
 		    " FROM live_states s JOIN commits c ON c.id = s.commit_id"
 		    " JOIN identities i ON i.id = s.identity_id"
 		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
 		    " WHERE c.run_id = ?1 AND c.position = 0"
 		    " AND s.identity_id NOT IN (SELECT s2.identity_id"
 		    "  FROM live_states s2 JOIN commits c2 ON c2.id = s2.commit_id"
-		    "  WHERE c2.run_id = ?2 AND c2.position = 0"
-		    ")"
+		    "  WHERE c2.run_id = ?2 AND c2.position = 0)"
 		    " ORDER BY i.file, d.line"))
 		return -1;
 	db_bind_int(st, 1, run, 0);
@@ -594,6 +593,7 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		json_object_set_new(w, "message",
 				    json_string(db_col_text(st, 4)));
 		json_object_set_new(w, "cause", json_string(why));
+		json_object_set_new(w, "identity", json_col_str(st, 7));
 		json_array_append_new(arr, w);
 	}
 	sqlite3_finalize(st);
@@ -1059,18 +1059,20 @@ static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
 	return notes;
 }
 
-/* "make O=<build> FLAGS OBJ", the build's flags and the object. */
-static json_t *reproducer(sqlite3_stmt *st, int obj_col, int flags_col)
+/*
+ * The reproducer (repro_commands()) of the object in OBJ_COL at the build
+ * in BUILD_COL, or null.
+ */
+static json_t *reproducer(sqlite3 *db, sqlite3_stmt *st, int obj_col,
+			  int build_col)
 {
 	const char *obj = (const char *)sqlite3_column_text(st, obj_col);
-	const char *flags = (const char *)sqlite3_column_text(st, flags_col);
 	json_t *j;
-	char *s;
+	char *s = NULL;
 
-	if (!obj)
+	if (!obj || sqlite3_column_type(st, build_col) == SQLITE_NULL ||
+	    repro_commands(&s, db, sqlite3_column_int64(st, build_col), obj))
 		return json_null();
-	s = xstrfmt("make O=<build>%s%s %s", flags && *flags ? " " : "",
-		    flags && *flags ? flags : "", obj);
 	j = jstr(s);
 	free(s);
 	return j;
@@ -1168,7 +1170,8 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 					    jstr(p->base) :
 					    json_col_str(st, 16));
 		json_object_set_new(w, "fixed", json_col_str(st, 17));
-		json_object_set_new(w, "reproducer", reproducer(st, 12, 14));
+		json_object_set_new(w, "reproducer",
+				    reproducer(db, st, 12, 15));
 		/* kwarn classify's verdict on a fall-through, or nulls */
 		json_object_set_new(w, "verdict", json_col_str(st, 19));
 		json_object_set_new(w, "fix", json_col_str(st, 20));
@@ -1211,7 +1214,8 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		    &st, db,
 		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
 		    " d.source, d.message, o.path, i.fingerprint, d.function,"
-		    " d.option, cl.verdict, cl.fix, cl.reason, d.inline_chain"
+		    " d.option, cl.verdict, cl.fix, cl.reason, d.inline_chain,"
+		    " d.build_id"
 		    " FROM identities i JOIN states s ON s.identity_id = i.id"
 		    " JOIN diagnostics d ON d.id = s.diag_id"
 		    " LEFT JOIN objects o ON o.id = d.object_id"

@@ -150,7 +150,7 @@ void query_run_facts_release(struct run_facts *f);
 /*
  * Warnings live at the base of RUN but not at the base of OLDER, as a new
  * array in *out of {file, line, column, function, option, message,
- * cause}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
+ * cause, identity}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
  * a warning that SPLIT has too comes from the compiler, any other from
  * the code; else every warning gets CAUSE.  Returns 0 or -1 (reported).
  */
@@ -230,7 +230,8 @@ int query_tree_dir(char **out, sqlite3 *db, const char *name);
  * Warning IDENT (its identity fingerprint, or an identities id) at commit
  * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
  * with commit_id, file, line, column, source, message, object, identity,
- * function, option, verdict, fix, reason, inline_chain and notes; *out is
+ * function, option, verdict, fix, reason, inline_chain, build, reproducer
+ * and notes; *out is
  * NULL when there is none.  Returns 0 or -1 (reported).
  */
 int query_warning(json_t **out, sqlite3 *db, const char *ident,

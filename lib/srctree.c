@@ -292,10 +292,28 @@ out:
 	return ret;
 }
 
+char *tree_repo_dir(const char *kind, const char *name, const char *source,
+		    const char *sha256)
+{
+	char sha[65];
+
+	if (!kind || !name || strchr(name, '/') || !strcmp(name, ".."))
+		return NULL;
+	if (!strcmp(kind, "tarball") && sha256 && strlen(sha256) >= 12)
+		return xstrfmt("%s/trees/%s-%.12s/git", util_cache_dir(), name,
+			       sha256);
+	if ((!strcmp(kind, "dir") || !strcmp(kind, "repo")) && source) {
+		util_sha256_hex(sha, source, strlen(source));
+		return xstrfmt("%s/trees/%s%s-%.12s/git", util_cache_dir(),
+			       strcmp(kind, "repo") ? "" : "repo-", name, sha);
+	}
+	return NULL;
+}
+
 char *tree_repo_path(sqlite3 *db, const char *commit_sha)
 {
 	struct query_tree t = { 0 };
-	char sha[65], *dir = NULL;
+	char *dir = NULL;
 
 	if (query_commit_tree(&t, db, commit_sha))
 		return NULL;
@@ -304,16 +322,8 @@ char *tree_repo_path(sqlite3 *db, const char *commit_sha)
 		error("bad tree of commit '%s'", commit_sha);
 		goto out;
 	}
-	if (!strcmp(t.kind, "tarball") && t.sha256 && strlen(t.sha256) >= 12) {
-		dir = xstrfmt("%s/trees/%s-%.12s/git", util_cache_dir(), t.name,
-			      t.sha256);
-	} else if ((!strcmp(t.kind, "dir") || !strcmp(t.kind, "repo")) &&
-		   t.source) {
-		util_sha256_hex(sha, t.source, strlen(t.source));
-		dir = xstrfmt("%s/trees/%s%s-%.12s/git", util_cache_dir(),
-			      strcmp(t.kind, "repo") ? "" : "repo-", t.name,
-			      sha);
-	} else {
+	dir = tree_repo_dir(t.kind, t.name, t.source, t.sha256);
+	if (!dir) {
 		error("the tree '%s' of commit '%s' has no repository (kind "
 		      "'%s')",
 		      t.name, commit_sha, t.kind);

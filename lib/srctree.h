@@ -69,6 +69,15 @@ int srctree_read(char **out, size_t *len, const char *tree_dir,
 		 const char *repo_path, const char *rev, const char *file);
 
 /*
+ * Where the collector keeps the git repository of a tree, from the trees
+ * row alone (KIND, NAME, SOURCE, SHA256): $KWARN_CACHE/trees/.../git, as
+ * a new string the caller frees, whether or not it is on disk.  NULL for
+ * a tree with no repository (an ingested log) or a bad row.  Quiet.
+ */
+char *tree_repo_dir(const char *kind, const char *name, const char *source,
+		    const char *sha256);
+
+/*
  * The collector's cached git repository of the tree of stored commit
  * COMMIT_SHA ($KWARN_CACHE/trees/.../git), as a new string the caller
  * frees; NULL (reported) if the commit is not stored, its tree has no

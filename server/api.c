@@ -29,6 +29,7 @@
 #include "ident.h"
 #include "census-tree.h"
 #include "srctree.h"
+#include "repro.h"
 #include "banned.h"
 
 #define DEFAULT_LIMIT 100

@@ -339,7 +339,7 @@ async function viewWarning(identity, commit) {
 	const notes = el('ul', {}, ...s.notes.map((n) => el('li', { class: 'mono' },
 		n.file + ':' + n.line + ':' + n.column + ': note: ' + n.message,
 		n.source ? el('pre', {}, n.source) : null)));
-	const repro = s.object ? 'make O=<build> ' + s.object : '(no object known)';
+	const repro = s.reproducer || '(no object known)';
 	show(card(null,
 		el('h2', {}, s.message),
 		el('p', { class: 'mono' }, s.file + ':' + s.line + ':' + s.column +
@@ -351,7 +351,7 @@ async function viewWarning(identity, commit) {
 			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' : 'the tree at this commit')),
 		pre,
 		el('h2', {}, 'Notes'), s.notes.length ? notes : el('p', { class: 'muted' }, 'none'),
-		el('h2', {}, 'Reproduce'), el('div', { class: 'repro mono' }, repro)));
+		el('h2', {}, 'Reproduce'), el('pre', { class: 'repro mono' }, repro)));
 }
 
 // ---- boots ----

@@ -161,9 +161,41 @@ static void test_real(void)
 	free(path);
 }
 
+/* maint_addresses(): M:, R: and L: values in file order, by type */
+static void test_addresses(void)
+{
+	static const char text[] =
+		"AFS FILESYSTEM\n"
+		"M:\tDavid Howells <dhowells@example.org>\n"
+		"R:\tMarc Dionne <marc@example.org>\n"
+		"L:\tlinux-afs@example.org (moderated)\n"
+		"M:\tSecond Maintainer <second@example.org>\n"
+		"S:\tSupported\n"
+		"F:\tfs/afs/\n";
+	struct maint *m = NULL;
+	const char *a[4];
+	size_t n;
+
+	maint_parse(&m, text, strlen(text));
+	n = maint_addresses(a, ARRAY_SIZE(a), m, 0, "M");
+	ok(n == 2 && !strcmp(a[0], "David Howells <dhowells@example.org>") &&
+		   !strcmp(a[1], "Second Maintainer <second@example.org>"),
+	   "M: values in file order (%zu)", n);
+	n = maint_addresses(a, ARRAY_SIZE(a), m, 0, "RL");
+	ok(n == 2 && !strcmp(a[0], "Marc Dionne <marc@example.org>") &&
+		   !strcmp(a[1], "linux-afs@example.org (moderated)"),
+	   "R: and L: values, as written (%zu)", n);
+	ok(maint_addresses(a, 1, m, 0, "MRL") == 4,
+	   "the count exceeds the room given");
+	ok(maint_addresses(a, ARRAY_SIZE(a), m, 5, "M") == 0,
+	   "no such entry: none");
+	maint_free(m);
+}
+
 int main(void)
 {
 	test_sample();
+	test_addresses();
 	test_real();
 	return tap_done();
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "maint.h"
 #include "util.h"
 #include "banned.h"
 
@@ -25,6 +25,9 @@ struct maint_entry {
 	size_t nf, nx;
 	regex_t *n;
 	size_t nn;
+	char **addr; /* M:, R:, L: values, in file order */
+	char *addr_type; /* their letters */
+	size_t naddr;
 };
 
 struct maint {
@@ -176,6 +179,14 @@ static void entry_add(struct maint_entry *e, char type, const char *v,
 			e->nn++;
 		free(re);
 		break;
+	case 'M':
+	case 'R':
+	case 'L':
+		GROW(e->addr, e->naddr);
+		GROW(e->addr_type, e->naddr);
+		e->addr_type[e->naddr] = type;
+		e->addr[e->naddr++] = xstrndup(v, len);
+		break;
 	default:
 		break;
 	}
@@ -249,6 +260,10 @@ void maint_free(struct maint *m)
 			free(e->x[j].glob);
 		for (j = 0; j < e->nn; j++)
 			regfree(&e->n[j]);
+		for (j = 0; j < e->naddr; j++)
+			free(e->addr[j]);
+		free(e->addr);
+		free(e->addr_type);
 		free(e->f);
 		free(e->x);
 		free(e->n);
@@ -329,6 +344,25 @@ size_t maint_match(size_t *out, size_t max, const struct maint *m,
 			depths[k] = d;
 			out[k] = i;
 		}
+		n++;
+	}
+	return n;
+}
+
+size_t maint_addresses(const char **out, size_t max, const struct maint *m,
+		       size_t idx, const char *types)
+{
+	const struct maint_entry *e;
+	size_t n = 0;
+
+	if (idx >= m->n)
+		return 0;
+	e = &m->e[idx];
+	for (size_t j = 0; j < e->naddr; j++) {
+		if (!strchr(types, e->addr_type[j]))
+			continue;
+		if (n < max)
+			out[n] = e->addr[j];
 		n++;
 	}
 	return n;

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kwarn bisect: which commit between the last point without a warning and
+ * the first with it brought it.  The warning's object alone is rebuilt at
+ * each step, in a checkout of the tree's repository and an output
+ * directory of our own with the build's stored .config (the first step
+ * runs kbuild's prepare, the next ones compile one file): log2(N) object
+ * builds instead of log2(N) kernels.  The object file is removed before
+ * each build, so gcc runs even when the step changed none of its inputs.
+ * The worktree is a `git clone --shared` of the repository: the user's
+ * repository (or kwarn's cache) is only read.
+ * A commit where the object does not build is skipped, as `git bisect
+ * skip` does, and said so.  A warning is present at a step when gcc
+ * prints a diagnostic with the stored identity (ident.h), so a line
+ * moved by other commits is the same warning.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bisect.h"
+#include "db.h"
+#include "ident.h"
+#include "parse.h"
+#include "srctree.h"
+#include "util.h"
+#include "banned.h"
+
+enum step { STEP_UNTESTED, STEP_ABSENT, STEP_PRESENT, STEP_SKIP };
+
+struct bisect {
+	/* the warning */
+	char fingerprint[65];
+	char *object, *config, *good, *bad;
+	int level;
+	/* where we build */
+	char *git_dir, *dir, *src, *out, *log;
+	char **commits; /* good..bad, oldest first, bad last */
+	size_t nr;
+	enum step *steps;
+	int builds;
+	FILE *fp; /* where the steps are told */
+	/* matching one build's output */
+	unsigned char (*seen)[32];
+	size_t nr_seen;
+	int found;
+};
+
+/* ARGV's stdout as a new string in *out.  0, or -1 (reported). */
+static int capture(char **out, const char *const *argv)
+{
+	char tmpl[] = "/tmp/kwarn-bisect-XXXXXX";
+	int fd = mkstemp(tmpl), rc, ret = -1;
+
+	*out = NULL;
+	if (fd < 0)
+		return error("cannot make a temporary file: %s",
+			     strerror(errno));
+	close(fd);
+	rc = util_run(argv, NULL, tmpl, "/dev/null");
+	if (rc)
+		error("'%s %s' failed (exit %d)", argv[0], argv[1], rc);
+	else if (!util_read_file(out, NULL, tmpl, 64 << 20))
+		ret = 0;
+	unlink(tmpl);
+	return ret;
+}
+
+static char *subject_of(struct bisect *b, const char *sha)
+{
+	const char *argv[] = { "git", "--git-dir",   b->git_dir, "log",
+			       "-1",  "--format=%s", sha,	 NULL };
+	char *s = NULL;
+
+	if (capture(&s, argv))
+		return xstrdup("?");
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+/* Every parsed diagnostic: does it carry the identity we look for? */
+static void on_diag(void *ctx, const struct diag *d)
+{
+	struct bisect *b = ctx;
+	struct ident_key k;
+	unsigned char kh[32];
+	char fp[65];
+	long ordinal = 0;
+
+	ident_key_from_diag(&k, d);
+	ident_key_hash(kh, &k);
+	ident_key_release(&k);
+	/* identical keys are told apart by their order, as the store does */
+	for (size_t i = 0; i < b->nr_seen; i++)
+		if (!memcmp(b->seen[i], kh, sizeof(kh)))
+			ordinal++;
+	b->seen = xrealloc(b->seen, (b->nr_seen + 1) * sizeof(*b->seen));
+	memcpy(b->seen[b->nr_seen++], kh, sizeof(kh));
+	ident_fingerprint(fp, kh, ordinal);
+	if (!strcmp(fp, b->fingerprint))
+		b->found = 1;
+}
+
+/* Check out commit I and compile the object: its step's outcome. */
+static enum step test_commit(struct bisect *b, size_t i)
+{
+	const char *co[] = { "git",	"-C",	    b->src,	   "checkout",
+			     "--quiet", "--detach", b->commits[i], NULL };
+	char *obj = xstrfmt("%s/%s", b->out, b->object);
+	char *lvl = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d", b->level);
+	const char *mk[] = { "make",
+			     "-C",
+			     b->src,
+			     "O=../build",
+			     "CC=gcc",
+			     lvl,
+			     "CONFIG_CC_IMPLICIT_FALLTHROUGH=",
+			     b->object,
+			     NULL };
+	char *text = NULL, *prefix = xstrfmt("%s/", b->src);
+	size_t len = 0;
+	struct parser *p;
+	enum step s = STEP_SKIP;
+	int rc;
+
+	if (util_run(co, NULL, "/dev/null", b->log)) {
+		error("cannot check out %s in '%s'", b->commits[i], b->src);
+		goto out;
+	}
+	unlink(obj);
+	unlink(b->log);
+	b->builds++;
+	rc = util_run(mk, NULL, b->log, b->log);
+	if (rc || access(obj, F_OK))
+		goto out;
+	if (util_read_file(&text, &len, b->log, 64 << 20))
+		goto out;
+	p = parse_new(on_diag, b);
+	parse_add_strip_prefix(p, prefix);
+	b->found = 0;
+	b->nr_seen = 0;
+	parse_feed(p, text, len);
+	parse_finish(p);
+	parse_free(p);
+	s = b->found ? STEP_PRESENT : STEP_ABSENT;
+out:
+	free(obj);
+	free(lvl);
+	free(text);
+	free(prefix);
+	return s;
+}
+
+static void say(struct bisect *b, size_t i, const char *what)
+{
+	char *subj = subject_of(b, b->commits[i]);
+
+	fprintf(b->fp, "step %d: %.12s (\"%s\"): %s\n", b->builds,
+		b->commits[i], subj, what);
+	fflush(b->fp);
+	free(subj);
+}
+
+/*
+ * Bisect over commits LO (absent, -1 for the good end) .. HI (present):
+ * returns the index of the first present commit, with *ambiguous_out set
+ * when skipped commits stand between it and the last absent one, *lo_out.
+ */
+static size_t bisect_range(int *ambiguous_out, long *lo_out, struct bisect *b)
+{
+	long lo = -1, hi = (long)b->nr - 1;
+
+	*ambiguous_out = 0;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2, pick = -1;
+
+		/* the untested commit nearest the middle */
+		for (long d = 0; pick < 0 && d < hi - lo; d++) {
+			if (mid - d > lo && b->steps[mid - d] == STEP_UNTESTED)
+				pick = mid - d;
+			else if (mid + d < hi &&
+				 b->steps[mid + d] == STEP_UNTESTED)
+				pick = mid + d;
+		}
+		if (pick < 0) {
+			*ambiguous_out = 1;
+			break;
+		}
+		b->steps[pick] = test_commit(b, (size_t)pick);
+		switch (b->steps[pick]) {
+		case STEP_PRESENT:
+			say(b, (size_t)pick, "warning present");
+			hi = pick;
+			break;
+		case STEP_ABSENT:
+			say(b, (size_t)pick, "warning absent");
+			lo = pick;
+			break;
+		default:
+			say(b, (size_t)pick,
+			    "the object does not build here: skipped");
+			break;
+		}
+	}
+	*lo_out = lo;
+	return (size_t)hi;
+}
+
+/* The identity, its first new point, the point before and the build. */
+static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
+			const char *repo)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, db,
+		       "SELECT i.fingerprint, NULL, o.path, c.sha,"
+		       " (SELECT p.sha FROM commits p WHERE p.run_id = c.run_id"
+		       "  AND p.position < c.position AND EXISTS (SELECT 1"
+		       "  FROM builds pb WHERE pb.commit_id = p.id)"
+		       "  ORDER BY p.position DESC LIMIT 1),"
+		       " b.image, b.level, t.kind, t.name, t.source, t.sha256"
+		       " FROM identities i JOIN states s ON s.identity_id = i.id"
+		       " JOIN commits c ON c.id = s.commit_id"
+		       " JOIN runs r ON r.id = c.run_id"
+		       " JOIN trees t ON t.id = r.tree_id"
+		       " JOIN diagnostics d ON d.id = s.diag_id"
+		       " JOIN builds b ON b.id = d.build_id"
+		       " LEFT JOIN objects o ON o.id = d.object_id"
+		       " WHERE (i.fingerprint = ?1 OR CAST(i.id AS TEXT) = ?1)"
+		       " AND s.state IN ('new', 'present')"
+		       /* where it came after a point without it, else newest */
+		       " ORDER BY s.state = 'new' AND c.position > 0 DESC,"
+		       " c.run_id DESC, c.position LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		error("no warning '%s' in the database", id);
+		goto out;
+	}
+	snprintf(b->fingerprint, sizeof(b->fingerprint), "%s",
+		 db_col_text(st, 0));
+	if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
+		error("warning '%s' has no object to rebuild", id);
+		goto out;
+	}
+	b->object = xstrdup(db_col_text(st, 2));
+	if (!b->bad)
+		b->bad = xstrdup(db_col_text(st, 3));
+	if (!b->good && sqlite3_column_type(st, 4) != SQLITE_NULL)
+		b->good = xstrdup(db_col_text(st, 4));
+	{
+		const char *image = (const char *)sqlite3_column_text(st, 5);
+		const char *suffix = "/arch/x86/boot/bzImage";
+		size_t n = image ? strlen(image) : 0, k = strlen(suffix);
+
+		if (n > k && !strcmp(image + n - k, suffix))
+			b->config =
+				xstrfmt("%.*s/.config", (int)(n - k), image);
+	}
+	b->level = sqlite3_column_type(st, 6) == SQLITE_NULL ?
+			   3 :
+			   sqlite3_column_int(st, 6);
+	if (repo)
+		b->git_dir = xstrfmt("%s/.git", repo);
+	else
+		b->git_dir = tree_repo_dir(
+			db_col_text(st, 7), db_col_text(st, 8),
+			(const char *)sqlite3_column_text(st, 9),
+			(const char *)sqlite3_column_text(st, 10));
+	if (repo && !util_is_dir(b->git_dir)) {
+		free(b->git_dir);
+		b->git_dir = xstrdup(repo); /* a bare repository */
+	}
+	if (!b->git_dir || !b->config || !b->good) {
+		error("warning '%s': no %s", id,
+		      !b->git_dir ? "repository (give --repo)" :
+		      !b->config  ? "stored .config of its build" :
+				    "point before it (give --good)");
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* good..bad along first parents, oldest first, into b->commits. */
+static int list_commits(struct bisect *b)
+{
+	char *range = xstrfmt("%s..%s", b->good, b->bad), *text = NULL, *p;
+	const char *argv[] = { "git",
+			       "--git-dir",
+			       b->git_dir,
+			       "rev-list",
+			       "--first-parent",
+			       "--reverse",
+			       range,
+			       NULL };
+	int ret = -1;
+
+	if (capture(&text, argv))
+		goto out;
+	for (p = text; *p;) {
+		char *eol = strchrnul(p, '\n');
+
+		if (eol > p) {
+			b->commits = xrealloc(b->commits,
+					      (b->nr + 1) * sizeof(char *));
+			b->commits[b->nr++] = xstrndup(p, (size_t)(eol - p));
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	if (!b->nr) {
+		error("no commits in %s", range);
+		goto out;
+	}
+	b->steps = xcalloc(b->nr, sizeof(*b->steps));
+	ret = 0;
+out:
+	free(range);
+	free(text);
+	return ret;
+}
+
+/* A shared clone of the repository and an output directory with the .config. */
+static int setup(struct bisect *b, const char *dir)
+{
+	/* a clone borrowing the objects: nothing is written to the repository */
+	const char *cl[] = { "git",	      "clone",	  "--quiet", "--shared",
+			     "--no-checkout", b->git_dir, NULL,	     NULL };
+	const char *cp[] = { "cp", b->config, NULL, NULL };
+	char *cfg;
+	int ret = -1;
+
+	if (dir) {
+		b->dir = xstrdup(dir);
+		if (util_mkdir_p(b->dir))
+			return -1;
+	} else {
+		char tmpl[] = "/tmp/kwarn-bisect-XXXXXX";
+
+		if (!mkdtemp(tmpl))
+			return error("cannot make a directory: %s",
+				     strerror(errno));
+		b->dir = xstrdup(tmpl);
+	}
+	b->src = xstrfmt("%s/src", b->dir);
+	b->out = xstrfmt("%s/build", b->dir);
+	b->log = xstrfmt("%s/step.log", b->dir);
+	cfg = xstrfmt("%s/.config", b->out);
+	cl[6] = b->src;
+	if (!util_is_dir(b->src) && util_run(cl, NULL, "/dev/null", b->log)) {
+		error("cannot clone '%s' into '%s'", b->git_dir, b->src);
+		goto out;
+	}
+	cp[2] = cfg;
+	if (util_mkdir_p(b->out) || util_run(cp, NULL, NULL, NULL)) {
+		error("cannot copy '%s' into '%s'", b->config, b->out);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(cfg);
+	return ret;
+}
+
+static void bisect_release(struct bisect *b, int keep)
+{
+	if (b->dir && !keep)
+		util_rm_rf(b->dir);
+	for (size_t i = 0; i < b->nr; i++)
+		free(b->commits[i]);
+	free(b->commits);
+	free(b->steps);
+	free(b->seen);
+	free(b->object);
+	free(b->config);
+	free(b->good);
+	free(b->bad);
+	free(b->git_dir);
+	free(b->dir);
+	free(b->src);
+	free(b->out);
+	free(b->log);
+}
+
+/*
+ * Load warning ID, list its commits and bisect them: *first_out is the
+ * first commit with it, *lo_out the last without (-1: the good end),
+ * *ambiguous_out 1 when skipped commits lie between.  0 or -1 (reported).
+ */
+static int bisect_warning(size_t *first_out, long *lo_out, int *ambiguous_out,
+			  struct bisect *b, sqlite3 *db, const char *id,
+			  const char *repo, const char *dir)
+{
+	if (load_warning(b, db, id, repo) || list_commits(b))
+		return -1;
+	fprintf(b->fp, "bisecting %zu commits %.12s..%.12s by %s\n", b->nr,
+		b->good, b->bad, b->object);
+	fflush(b->fp);
+	/* the bad end is the point where kwarn saw it */
+	b->steps[b->nr - 1] = STEP_PRESENT;
+	*lo_out = -1;
+	*ambiguous_out = 0;
+	*first_out = 0;
+	if (b->nr > 1) {
+		if (setup(b, dir))
+			return -1;
+		*first_out = bisect_range(ambiguous_out, lo_out, b);
+	}
+	return 0;
+}
+
+int bisect_nightly(json_t *entry, sqlite3 *db, const char *repo)
+{
+	sqlite3_stmt *st = NULL;
+	char *good = NULL, *bad = NULL;
+	size_t i;
+	json_t *w;
+	int ret = -1;
+
+	if (!json_is_integer(json_object_get(entry, "previous_run")))
+		return 0;
+	if (db_prepare(&st, db,
+		       "SELECT (SELECT sha FROM commits WHERE run_id = ?1"
+		       "  AND position = 0),"
+		       " (SELECT sha FROM commits WHERE run_id = ?2"
+		       "  AND position = 0)"))
+		return -1;
+	db_bind_int(st, 1, json_integer_value(json_object_get(entry, "run")),
+		    0);
+	db_bind_int(st, 2,
+		    json_integer_value(json_object_get(entry, "previous_run")),
+		    0);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    sqlite3_column_type(st, 1) != SQLITE_NULL) {
+		bad = xstrdup(db_col_text(st, 0));
+		good = xstrdup(db_col_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (!good || !strcmp(good, bad)) {
+		ret = 0;
+		goto out;
+	}
+	/*
+	 * XXX: each warning gets its own worktree and prepare; warnings of
+	 * one object, or of one move, could share them.
+	 */
+	json_array_foreach(json_object_get(entry, "new"), i, w) {
+		const char *id =
+			json_string_value(json_object_get(w, "identity"));
+		struct bisect b = { 0 };
+		size_t first;
+		long lo;
+		int ambiguous;
+
+		if (!id ||
+		    strcmp(json_string_value(json_object_get(w, "cause")),
+			   "code"))
+			continue;
+		b.fp = stderr;
+		b.good = xstrdup(good);
+		b.bad = xstrdup(bad);
+		if (bisect_warning(&first, &lo, &ambiguous, &b, db, id, repo,
+				   NULL)) {
+			bisect_release(&b, 0);
+			continue; /* reported; the warning stays unattributed */
+		}
+		if (ambiguous) {
+			json_t *c = json_array();
+
+			for (size_t k = (size_t)(lo + 1); k <= first; k++)
+				json_array_append_new(
+					c, json_string(b.commits[k]));
+			json_object_set_new(w, "introduced_candidates", c);
+		} else {
+			char *subj = subject_of(&b, b.commits[first]);
+
+			json_object_set_new(
+				w, "introduced",
+				json_pack("{s:s, s:s, s:i}", "sha",
+					  b.commits[first], "subject", subj,
+					  "object_builds", b.builds));
+			free(subj);
+		}
+		bisect_release(&b, 0);
+	}
+	ret = 0;
+out:
+	free(good);
+	free(bad);
+	return ret;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: kwarn bisect --db FILE --warning ID"
+		" [--repo PATH] [--good REF] [--bad REF] [--dir DIR]\n");
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "warning", required_argument, NULL, 'w' },
+		{ "repo", required_argument, NULL, 'r' },
+		{ "good", required_argument, NULL, 'g' },
+		{ "bad", required_argument, NULL, 'b' },
+		{ "dir", required_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dbpath = NULL, *id = NULL, *repo = NULL, *dir = NULL;
+	struct bisect b = { 0 };
+	sqlite3 *db = NULL;
+	size_t first;
+	long lo;
+	int c, ambiguous, ret = 2;
+
+	b.fp = stdout;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'w':
+			id = optarg;
+			break;
+		case 'r':
+			repo = optarg;
+			break;
+		case 'g':
+			b.good = xstrdup(optarg);
+			break;
+		case 'b':
+			b.bad = xstrdup(optarg);
+			break;
+		case 'D':
+			dir = optarg;
+			break;
+		default:
+			usage();
+			goto out;
+		}
+	}
+	if (!dbpath || !id || optind != argc) {
+		usage();
+		goto out;
+	}
+	if (db_open(&db, dbpath, DB_READ_ONLY) ||
+	    bisect_warning(&first, &lo, &ambiguous, &b, db, id, repo, dir))
+		goto out;
+	if (ambiguous) {
+		printf("skipped commits leave these candidates:\n");
+		for (size_t i = (size_t)(lo + 1); i <= first; i++)
+			say(&b, i, "candidate");
+		ret = 1;
+	} else {
+		char *subj = subject_of(&b, b.commits[first]);
+
+		printf("introduced by %s (\"%s\")\n", b.commits[first], subj);
+		free(subj);
+		ret = 0;
+	}
+	printf("%d object builds for %zu commits\n", b.builds, b.nr);
+out:
+	bisect_release(&b, dir != NULL);
+	db_close(db);
+	return ret;
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kwarn report --format sarif: the run as a SARIF 2.1.0 log (OASIS), the
+ * format code-scanning tools and editors read.  One SARIF run per built
+ * point with gcc as tool.driver and one rule per -W option; each warning
+ * is a result with its place relative to the tree root (uriBaseId
+ * SRCROOT), its notes as relatedLocations, its function as a
+ * logicalLocation, kwarn's identity as a partial fingerprint, and its
+ * baselineState against the previous point: new, unchanged, or absent
+ * (fixed here).  Not-built warnings are left out: nothing was measured.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "kwarn.h"
+#include "report-out.h"
+#include "srctree.h"
+#include "util.h"
+#include "banned.h"
+
+static const char sarif_schema[] =
+	"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+	"sarif-schema-2.1.0.json";
+
+static json_t *text_msg(const char *s)
+{
+	json_t *m = json_object();
+
+	json_object_set_new(m, "text", json_string(s));
+	return m;
+}
+
+/* PATH as a URI reference: unreserved characters and '/' kept, else %XX. */
+static char *uri_of(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+			strbuf_addch(&sb, *p);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A physicalLocation of FILE:LINE:COL with SNIPPET (may be NULL). */
+static json_t *phys_loc(const char *file, long long line, long long col,
+			const char *snippet)
+{
+	json_t *pl = json_object(), *al = json_object(), *reg;
+	char *uri = uri_of(file);
+
+	if (file[0] == '/') {
+		char *abs = xstrfmt("file://%s", uri);
+
+		json_object_set_new(al, "uri", json_string(abs));
+		free(abs);
+	} else {
+		json_object_set_new(al, "uri", json_string(uri));
+		json_object_set_new(al, "uriBaseId", json_string("SRCROOT"));
+	}
+	free(uri);
+	json_object_set_new(pl, "artifactLocation", al);
+	if (line > 0) {
+		reg = json_object();
+		json_object_set_new(reg, "startLine", json_integer(line));
+		if (col > 0)
+			json_object_set_new(reg, "startColumn",
+					    json_integer(col));
+		if (snippet && *snippet)
+			json_object_set_new(reg, "snippet", text_msg(snippet));
+		json_object_set_new(pl, "region", reg);
+	}
+	return pl;
+}
+
+/* The rule id of warning W: its -W option, else its kind. */
+static const char *rule_id(json_t *w)
+{
+	const char *opt = report_str(w, "option");
+
+	return *opt ? opt : report_str(w, "kind");
+}
+
+/* The index of rule ID in RULES, added (with INDEX) when new. */
+static size_t rule_index(json_t *rules, json_t *index, const char *id)
+{
+	json_t *r, *at = json_object_get(index, id), *help;
+	char *desc;
+
+	if (at)
+		return (size_t)json_integer_value(at);
+	r = json_object();
+	json_object_set_new(r, "id", json_string(id));
+	if (!strncmp(id, "-W", 2)) {
+		desc = xstrfmt("gcc warning option %s", id);
+		help = json_string("https://gcc.gnu.org/onlinedocs/gcc/"
+				   "Warning-Options.html");
+	} else {
+		desc = xstrfmt("%s diagnostics without a -W option", id);
+		help = NULL;
+	}
+	json_object_set_new(r, "shortDescription", text_msg(desc));
+	free(desc);
+	if (help)
+		json_object_set_new(r, "helpUri", help);
+	json_object_set_new(index, id, json_integer(json_array_size(rules)));
+	json_array_append_new(rules, r);
+	return json_array_size(rules) - 1;
+}
+
+static const char *level_of(json_t *w)
+{
+	const char *kind = report_str(w, "kind");
+
+	if (json_is_true(json_object_get(w, "werror")) ||
+	    !strcmp(kind, "error") || !strcmp(kind, "fatal error"))
+		return "error";
+	return "warning";
+}
+
+static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base)
+{
+	json_t *res = json_object(), *loc = json_object(), *locs = json_array();
+	json_t *rel = json_array(), *n, *fp, *props;
+	const char *state = report_str(w, "state"), *fn;
+	size_t i, ri = rule_index(rules, index, rule_id(w));
+
+	json_object_set_new(res, "ruleId", json_string(rule_id(w)));
+	json_object_set_new(res, "ruleIndex", json_integer(ri));
+	json_object_set_new(res, "level", json_string(level_of(w)));
+	json_object_set_new(res, "message", text_msg(report_str(w, "message")));
+	json_object_set_new(
+		loc, "physicalLocation",
+		phys_loc(report_str(w, "file"),
+			 json_integer_value(json_object_get(w, "line")),
+			 json_integer_value(json_object_get(w, "column")),
+			 report_str(w, "source")));
+	fn = report_str(w, "function");
+	if (*fn) {
+		json_t *ll = json_object();
+
+		json_object_set_new(ll, "name", json_string(fn));
+		json_object_set_new(ll, "fullyQualifiedName", json_string(fn));
+		json_object_set_new(ll, "kind", json_string("function"));
+		json_object_set_new(loc, "logicalLocations",
+				    json_pack("[o]", ll));
+	}
+	json_array_append_new(locs, loc);
+	json_object_set_new(res, "locations", locs);
+	json_array_foreach(json_object_get(w, "notes"), i, n) {
+		json_t *rl = json_object();
+
+		json_object_set_new(rl, "id", json_integer(i));
+		json_object_set_new(
+			rl, "physicalLocation",
+			phys_loc(report_str(n, "file"),
+				 json_integer_value(json_object_get(n, "line")),
+				 json_integer_value(
+					 json_object_get(n, "column")),
+				 report_str(n, "source")));
+		json_object_set_new(rl, "message",
+				    text_msg(report_str(n, "message")));
+		json_array_append_new(rel, rl);
+	}
+	if (json_array_size(rel))
+		json_object_set_new(res, "relatedLocations", rel);
+	else
+		json_decref(rel);
+	fp = json_object();
+	json_object_set_new(fp, "kwarnIdentity/v1",
+			    json_string(report_str(w, "identity")));
+	json_object_set_new(res, "partialFingerprints", fp);
+	if (!base)
+		json_object_set_new(
+			res, "baselineState",
+			json_string(!strcmp(state, "new")   ? "new" :
+				    !strcmp(state, "fixed") ? "absent" :
+							      "unchanged"));
+	props = json_object();
+	json_object_set_new(props, "state", json_string(state));
+	if (*report_str(w, "object"))
+		json_object_set_new(props, "object",
+				    json_string(report_str(w, "object")));
+	json_object_set_new(props, "seen",
+			    json_incref(json_object_get(w, "seen")));
+	if (*report_str(w, "reproducer"))
+		json_object_set_new(props, "reproducer",
+				    json_string(report_str(w, "reproducer")));
+	json_object_set_new(res, "properties", props);
+	return res;
+}
+
+/* "12.2.0" from "gcc (Debian 12.2.0-14+deb12u1) 12.2.0": the last word. */
+static json_t *version_of(const char *compiler)
+{
+	const char *sp = strrchr(compiler, ' ');
+
+	return json_string(sp && sp[1] ? sp + 1 : compiler);
+}
+
+static json_t *sarif_run(json_t *e, json_t *info, json_t *build)
+{
+	json_t *run = json_object(), *driver = json_object(), *tool;
+	json_t *rules = json_array(), *index = json_object();
+	json_t *results = json_array(), *w, *bases, *root, *props;
+	const char *compiler = report_str(build, "compiler");
+	int base = json_integer_value(json_object_get(e, "position")) == 0;
+	char *git_dir, *id, *desc;
+	size_t i;
+
+	json_object_set_new(driver, "name", json_string("gcc"));
+	if (*compiler) {
+		json_object_set_new(driver, "fullName", json_string(compiler));
+		json_object_set_new(driver, "version", version_of(compiler));
+	}
+	json_object_set_new(driver, "informationUri",
+			    json_string("https://gcc.gnu.org/"));
+	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
+		if (!strcmp(report_str(w, "state"), "not_built"))
+			continue;
+		json_array_append_new(results,
+				      result_of(w, rules, index, base));
+	}
+	json_decref(index);
+	json_object_set_new(driver, "rules", rules);
+	tool = json_object();
+	json_object_set_new(tool, "driver", driver);
+	json_object_set_new(run, "tool", tool);
+	id = xstrfmt("kwarn/run-%lld/point-%lld/",
+		     json_integer_value(json_object_get(info, "run")),
+		     json_integer_value(json_object_get(e, "position")));
+	json_object_set_new(run, "automationDetails",
+			    json_pack("{s:s}", "id", id));
+	free(id);
+	root = json_object();
+	desc = xstrfmt("the root of %s %s at commit %s",
+		       report_str(info, "tree"), report_str(info, "version"),
+		       report_str(e, "commit"));
+	json_object_set_new(root, "description", text_msg(desc));
+	free(desc);
+	bases = json_object();
+	json_object_set_new(bases, "SRCROOT", root);
+	json_object_set_new(run, "originalUriBaseIds", bases);
+	git_dir = tree_repo_dir(report_str(info, "tree_kind"),
+				report_str(info, "tree"),
+				report_str(info, "source"),
+				report_str(info, "sha256"));
+	if (git_dir) {
+		char *uri = uri_of(git_dir), *full = xstrfmt("file://%s", uri);
+		json_t *vc = json_object();
+
+		json_object_set_new(vc, "repositoryUri", json_string(full));
+		json_object_set_new(vc, "revisionId",
+				    json_string(report_str(e, "commit")));
+		json_object_set_new(run, "versionControlProvenance",
+				    json_pack("[o]", vc));
+		free(uri);
+		free(full);
+		free(git_dir);
+	}
+	json_object_set_new(run, "columnKind",
+			    json_string("unicodeCodePoints"));
+	json_object_set_new(run, "results", results);
+	props = json_object();
+	json_object_set_new(props, "commit",
+			    json_string(report_str(e, "commit")));
+	json_object_set_new(props, "position",
+			    json_incref(json_object_get(e, "position")));
+	json_object_set_new(props, "subject",
+			    json_string(report_str(e, "subject")));
+	json_object_set_new(props, "build",
+			    json_incref(json_object_get(e, "build")));
+	json_object_set_new(props, "config",
+			    json_string(report_str(build, "config_name")));
+	json_object_set_new(run, "properties", props);
+	return run;
+}
+
+int report_sarif(FILE *fp, sqlite3 *db, long long run_id)
+{
+	json_t *arr = NULL, *info = NULL, *log = NULL, *runs, *e;
+	size_t i;
+	int ret = -1;
+
+	if (report_run_json(&arr, db, run_id) ||
+	    report_run_info(&info, db, run_id))
+		goto out;
+	runs = json_array();
+	json_array_foreach(arr, i, e) {
+		json_t *build = NULL;
+
+		if (!json_is_integer(json_object_get(e, "build")))
+			continue;
+		if (report_build_info(
+			    &build, db,
+			    json_integer_value(json_object_get(e, "build")))) {
+			json_decref(runs);
+			goto out;
+		}
+		json_array_append_new(runs, sarif_run(e, info, build));
+		json_decref(build);
+	}
+	log = json_object();
+	json_object_set_new(log, "$schema", json_string(sarif_schema));
+	json_object_set_new(log, "version", json_string("2.1.0"));
+	json_object_set_new(log, "runs", runs);
+	if (json_dumpf(log, fp, JSON_INDENT(2)) || fputc('\n', fp) == EOF) {
+		error("cannot write the SARIF log");
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(arr);
+	json_decref(info);
+	json_decref(log);
+	return ret;
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The reproducer of a warning: what to type to see it again.  kwarn builds
+ * with CC="kwarn-cc gcc" only to capture each compile's stderr on its own;
+ * the compiler, its flags and the config are gcc's and the build's, so the
+ * reproducer passes CC=gcc and every other variable kwarn's make line had
+ * (run.c, make_argv()).  It builds in a fresh output directory beside a
+ * fresh worktree, so kwarn's own build directory is never touched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "repro.h"
+#include "srctree.h"
+#include "util.h"
+#include "banned.h"
+
+static int is_safe(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c);
+}
+
+void repro_quote(struct strbuf *sb, const char *word)
+{
+	const char *p;
+
+	for (p = word; *p && is_safe((unsigned char)*p); p++)
+		;
+	if (*word && !*p) {
+		strbuf_addstr(sb, word);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (p = word; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+/* WORDS (NULL-terminated), quoted, separated by spaces. */
+static void add_words(struct strbuf *sb, const char *const *words)
+{
+	for (size_t i = 0; words[i]; i++) {
+		if (i)
+			strbuf_addch(sb, ' ');
+		repro_quote(sb, words[i]);
+	}
+}
+
+/* One command line of WORDS and a newline. */
+static void add_line(struct strbuf *sb, const char *const *words)
+{
+	add_words(sb, words);
+	strbuf_addch(sb, '\n');
+}
+
+/* A "# ..." line of TEXT with every control character made a space. */
+static void add_comment(struct strbuf *sb, const char *text)
+{
+	strbuf_addstr(sb, "# ");
+	for (const char *p = text; *p; p++)
+		strbuf_addch(sb,
+			     (unsigned char)*p < ' ' || *p == 0x7f ? ' ' : *p);
+	strbuf_addch(sb, '\n');
+}
+
+static const char image_suffix[] = "/arch/x86/boot/bzImage";
+
+/* The build directory of IMAGE (B/arch/x86/boot/bzImage), or NULL. */
+static char *build_dir_of(const char *image)
+{
+	size_t n = image ? strlen(image) : 0, k = sizeof(image_suffix) - 1;
+
+	if (n <= k || strcmp(image + n - k, image_suffix))
+		return NULL;
+	return xstrndup(image, n - k);
+}
+
+/* The commands for a build kwarn made itself (see repro_commands()). */
+static void add_kwarn_build(struct strbuf *sb, sqlite3_stmt *st,
+			    long long build_id, const char *object)
+{
+	const char *sha = db_col_text(st, 0);
+	const char *hash = (const char *)sqlite3_column_text(st, 2);
+	const char *compiler = (const char *)sqlite3_column_text(st, 5);
+	char *git_dir, *build_dir, *dir, *src, *odir, *note;
+	char *config = NULL, *copy = NULL, *kcflags = NULL;
+
+	git_dir = tree_repo_dir(db_col_text(st, 6), db_col_text(st, 7),
+				(const char *)sqlite3_column_text(st, 8),
+				(const char *)sqlite3_column_text(st, 9));
+	build_dir = build_dir_of((const char *)sqlite3_column_text(st, 1));
+	dir = xstrfmt("kwarn-%.12s", sha);
+	src = xstrfmt("%s/src", dir);
+	odir = xstrfmt("%s/build", dir);
+	note = xstrfmt("build %lld of commit %.12s, compiled with %s", build_id,
+		       sha, compiler ? compiler : "gcc");
+	add_comment(sb, note);
+	if (git_dir) {
+		const char *w[] = { "git",	"--git-dir", git_dir,
+				    "worktree", "add",	     "--detach",
+				    src,	sha,	     NULL };
+
+		add_line(sb, w);
+	} else {
+		add_comment(sb, "the tree has no repository in kwarn's cache:"
+				" put the commit's tree in the src directory");
+	}
+	{
+		const char *w[] = { "mkdir", "-p", odir, NULL };
+
+		add_line(sb, w);
+	}
+	if (build_dir && hash) {
+		const char *cp[] = { "cp", NULL, NULL, NULL };
+		const char *ck[] = { "printf", "%s  %s\\n", hash, NULL, NULL };
+		const char *sum[] = { "sha256sum", "--quiet", "-c", NULL };
+
+		cp[1] = config = xstrfmt("%s/.config", build_dir);
+		cp[2] = ck[3] = copy = xstrfmt("%s/.config", odir);
+		add_line(sb, cp);
+		/* the .config kwarn built with, or a loud failure */
+		add_words(sb, ck);
+		strbuf_addstr(sb, " | ");
+		add_line(sb, sum);
+	} else {
+		add_comment(sb,
+			    "the build's .config is not in kwarn's cache:"
+			    " configure it as the build's config name says");
+	}
+	{
+		const char *w[10];
+		size_t k = 0;
+
+		w[k++] = "make";
+		w[k++] = "-C";
+		w[k++] = src;
+		w[k++] = "O=../build";
+		w[k++] = "CC=gcc";
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			w[k++] = kcflags =
+				xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d",
+					sqlite3_column_int(st, 3));
+		w[k++] = "CONFIG_CC_IMPLICIT_FALLTHROUGH=";
+		w[k++] = object;
+		w[k] = NULL;
+		add_line(sb, w);
+	}
+	free(git_dir);
+	free(build_dir);
+	free(dir);
+	free(src);
+	free(odir);
+	free(note);
+	free(config);
+	free(copy);
+	free(kcflags);
+}
+
+int repro_commands(char **out, sqlite3 *db, long long build_id,
+		   const char *object)
+{
+	sqlite3_stmt *st = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int rc, ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT c.sha, b.image, b.config_hash, b.level,"
+		       " b.status, b.compiler, t.kind, t.name, t.source,"
+		       " t.sha256 FROM builds b"
+		       " JOIN commits c ON c.id = b.commit_id"
+		       " JOIN runs r ON r.id = c.run_id"
+		       " JOIN trees t ON t.id = r.tree_id WHERE b.id = ?"))
+		return -1;
+	db_bind_int(st, 1, build_id, 0);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			error("no build %lld in the database", build_id);
+		else
+			error("cannot read build %lld: %s", build_id,
+			      sqlite3_errmsg(db));
+		goto out;
+	}
+	if (object[0] == '-') {
+		/* make would take it for an option, quoted or not */
+		add_comment(&sb, "the object's name starts with '-':"
+				 " no make line for it");
+	} else if (!strcmp(db_col_text(st, 4), "ingested")) {
+		const char *w[] = { "make", object, NULL };
+
+		add_comment(&sb, "from an ingested log: kwarn does not know"
+				 " its tree, config or make variables");
+		add_line(&sb, w);
+	} else {
+		add_kwarn_build(&sb, st, build_id, object);
+	}
+	*out = strbuf_detach(&sb, NULL);
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	sqlite3_finalize(st);
+	return ret;
+}

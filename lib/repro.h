@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_REPRO_H
+#define KWARN_REPRO_H
+
+/*
+ * repro.c: the commands that rebuild one warning's object as kwarn built
+ * it, from nothing but the user's shell and kwarn's cache: the tree at the
+ * build's commit (a git worktree of the cached repository), the build's
+ * stored .config (checked against its sha256), and the make line with
+ * every variable kwarn passed, and the object.  Every word is quoted for a
+ * POSIX shell, so a file name from a log stays one inert word.
+ *
+ * Shared by kwarn (report) and kwarn-server (the API, the dashboard); it
+ * reads the database only and includes no program's private header.
+ */
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+struct strbuf;
+
+/*
+ * Append WORD to SB quoted for a POSIX shell: unchanged when it holds only
+ * [A-Za-z0-9_@%+=:,./-] and is not empty, else in single quotes with each
+ * ' written as '\''.
+ */
+void repro_quote(struct strbuf *sb, const char *word);
+
+/*
+ * The reproducer of OBJECT ("drivers/x/y.o") at build BUILD_ID: shell
+ * commands, one per line, each line ending in '\n', as a new string in
+ * *out (caller frees).  A build kwarn did not make itself (an ingested
+ * log) gets a comment line saying what is unknown and the bare make
+ * line.  Returns 0, or -1 (reported) on a database error or an unknown
+ * build; *out is NULL then.
+ */
+int repro_commands(char **out, sqlite3 *db, long long build_id,
+		   const char *object);
+
+#endif

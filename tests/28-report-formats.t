@@ -1,0 +1,270 @@
+#!/bin/bash
+# kwarn report --format sarif, kcidb and mail on the database the real
+# collector builds from gcc's own logs (tests/lib/server-fixture.sh):
+# the properties and types the published schemas require (SARIF 2.1.0 from
+# OASIS sarif-spec, KCIDB v5 from kernelci/kcidb-io; their files are not
+# shipped here, see below), counts against kwarn's own JSON report, ">>"
+# exactly on the new warnings and their notes, and To:/Cc: from
+# MAINTAINERS, checked against scripts/get_maintainer.pl of the real 6.1
+# tree when kwarn's cache holds it.
+#
+# KWARN_SARIF_SCHEMA=sarif-schema-2.1.0.json and KWARN_KCIDB_IO=<a kcidb-io
+# checkout> also validate against the published schemas themselves
+# (python3-jsonschema).
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+KWARN=${KWARN:-$top/bin/kwarn}
+KWARN_SERVER=${KWARN_SERVER:-$top/bin/kwarn-server}
+export KWARN_CACHE="${KWARN_CACHE:-$HOME/.cache/kwarn}"
+. tests/lib/tap.sh
+. tests/lib/server-fixture.sh
+
+fixture_build "$tmp"
+ok $? "fixture database built by kwarn ingest from gcc logs"
+"$KWARN" report --db "$DB" --run "$RUN" --format json >"$tmp/report.json"
+ok $? "kwarn report --format json"
+
+# ---- SARIF ----
+"$KWARN" report --db "$DB" --run "$RUN" --format sarif >"$tmp/out.sarif"
+ok $? "kwarn report --format sarif"
+python3 - "$tmp/out.sarif" "$tmp/report.json" >"$tmp/sarif.check" 2>&1 <<'PY'
+import json, sys
+log = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+bad = []
+def need(cond, what):
+    if not cond:
+        bad.append(what)
+# sarifLog: version and runs are required; $schema a string
+need(log.get("version") == "2.1.0", "version 2.1.0")
+need(isinstance(log.get("runs"), list), "runs is an array")
+built = [c for c in rep["commits"] if c.get("build") is not None]
+need(len(log["runs"]) == len(built), "one run per built point")
+levels = {"none", "note", "warning", "error"}
+states = {"new", "unchanged", "updated", "absent"}
+for run, c in zip(log["runs"], built):
+    drv = run["tool"]["driver"]          # run.tool and tool.driver required
+    need(isinstance(drv.get("name"), str) and drv["name"], "driver.name")
+    rules = drv.get("rules", [])
+    ids = [r["id"] for r in rules]       # reportingDescriptor.id required
+    need(len(ids) == len(set(ids)), "one rule per option")
+    need(all(i.startswith("-W") for i in ids), "rules are -W options")
+    base = c["position"] == 0
+    want = {"new": 0, "unchanged": 0, "absent": 0}
+    for w in c["warnings_list"]:
+        s = {"new": "new", "present": "unchanged", "fixed": "absent"}.get(w["state"])
+        if s:
+            want[s] += 1
+    got = {"new": 0, "unchanged": 0, "absent": 0}
+    need(len(run["results"]) == sum(want.values()), "results of point %d" % c["position"])
+    for r in run["results"]:
+        need(isinstance(r["message"].get("text"), str), "message.text")
+        need(r["ruleId"] in ids and ids[r["ruleIndex"]] == r["ruleId"], "ruleId/ruleIndex")
+        need(r["level"] in levels, "level enum")
+        if base:
+            need("baselineState" not in r, "no baseline at the base")
+        else:
+            need(r["baselineState"] in states, "baselineState enum")
+            got[r["baselineState"]] += 1
+        loc = r["locations"][0]["physicalLocation"]
+        al = loc["artifactLocation"]
+        need(not al["uri"].startswith("/") and al.get("uriBaseId") == "SRCROOT",
+             "relative uri on SRCROOT")
+        need(loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1,
+             "region starts at 1")
+        fp = r["partialFingerprints"]
+        need(all(isinstance(v, str) for v in fp.values()), "fingerprints are strings")
+        w = [w for w in c["warnings_list"] if w["identity"] == fp["kwarnIdentity/v1"]]
+        need(len(w) == 1, "fingerprint is kwarn's identity")
+        if not w:
+            continue
+        w = w[0]
+        need(al["uri"] == w["file"] and loc["region"]["startLine"] == w["line"],
+             "place is the warning's")
+        need([n["message"]["text"] for n in r.get("relatedLocations", [])] ==
+             [n["message"] for n in w["notes"]], "notes as relatedLocations")
+        if w.get("function"):
+            ll = r["locations"][0]["logicalLocations"][0]
+            need(ll["name"] == w["function"] and ll["kind"] == "function",
+                 "function as logicalLocation")
+        need(r["ruleId"] == w["option"], "ruleId is the option")
+    if not base:
+        need(got == want, "baselineState counts of point %d: %s vs %s" % (c["position"], got, want))
+print("\n".join(sorted(set(bad))) or "fine")
+print("runs %d, results %d" % (len(log["runs"]), sum(len(r["results"]) for r in log["runs"])))
+PY
+sed 's/^/# /' "$tmp/sarif.check"
+check "SARIF: required properties, types, counts and places" \
+	grep -qx fine "$tmp/sarif.check"
+if [ -n "${KWARN_SARIF_SCHEMA:-}" ]; then
+	python3 -c 'import json, sys, jsonschema
+jsonschema.Draft4Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' \
+		"$KWARN_SARIF_SCHEMA" "$tmp/out.sarif"
+	ok $? "SARIF validates against $KWARN_SARIF_SCHEMA"
+fi
+
+# ---- KCIDB ----
+"$KWARN" report --db "$DB" --run "$RUN" --format kcidb >"$tmp/out.kcidb"
+ok $? "kwarn report --format kcidb"
+python3 - "$tmp/out.kcidb" "$tmp/report.json" >"$tmp/kcidb.check" 2>&1 <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+bad = []
+def need(cond, what):
+    if not cond:
+        bad.append(what)
+# kcidb-io v05_03: required properties, the allowed ones
+# (additionalProperties false) and their types
+idre = re.compile(r"^[a-z0-9_]+:[^\0]*$")
+S, B, I, N, O, A = str, bool, int, (int, float), dict, list
+spec = {
+    "checkouts": (["id", "origin"], {"id": S, "origin": S, "tree_name": S,
+        "git_repository_url": S, "git_commit_hash": S, "git_commit_name": S,
+        "git_commit_tags": A, "git_commit_message": S,
+        "git_repository_branch": S, "git_repository_branch_tip": B,
+        "patchset_files": A, "patchset_hash": S, "message_id": S,
+        "comment": S, "start_time": S, "origin_builds_finish_time": S,
+        "origin_tests_finish_time": S, "log_url": S, "log_excerpt": S,
+        "valid": B, "misc": O}),
+    "builds": (["checkout_id", "id", "origin"], {"checkout_id": S, "id": S,
+        "origin": S, "comment": S, "start_time": S, "duration": N,
+        "architecture": S, "command": S, "compiler": S, "input_files": A,
+        "output_files": A, "config_name": S, "config_url": S, "log_url": S,
+        "log_excerpt": S, "status": S, "misc": O}),
+    "tests": (["build_id", "id", "origin"], {"build_id": S, "id": S,
+        "origin": S, "environment": O, "path": S, "comment": S,
+        "log_url": S, "log_excerpt": S, "status": S, "number": O,
+        "start_time": S, "duration": N, "input_files": A,
+        "output_files": A, "misc": O}),
+    "issues": (["id", "version", "origin"], {"id": S, "version": I,
+        "origin": S, "categories": A, "report_url": S, "report_subject": S,
+        "culprit": O, "comment": S, "misc": O}),
+    "incidents": (["id", "origin", "issue_id", "issue_version"], {"id": S,
+        "origin": S, "issue_id": S, "issue_version": I, "build_id": S,
+        "test_id": S, "present": B, "comment": S, "misc": O}),
+}
+v = d.get("version", {})
+need(v.get("major") == 5 and isinstance(v.get("minor"), int) and 0 <= v["minor"] <= 3,
+     "version 5.0-5.3")
+need(set(d) <= set(spec) | {"version"}, "only the schema's top-level keys")
+for kind, (req, props) in spec.items():
+    for o in d.get(kind, []):
+        for k in req:
+            need(k in o, "%s: %s required" % (kind, k))
+        for k, val in o.items():
+            need(k in props, "%s: %s not in the schema" % (kind, k))
+            if k in props:
+                need(isinstance(val, props[k]) and val is not None and
+                     not (props[k] is I and isinstance(val, bool)),
+                     "%s.%s type" % (kind, k))
+        for k in ("id", "checkout_id", "build_id", "issue_id", "test_id"):
+            if k in o:
+                need(bool(idre.match(o[k])), "%s.%s pattern" % (kind, k))
+        need(re.match(r"^[a-z0-9_]+$", o.get("origin", "")) is not None, "origin pattern")
+        if "status" in o:
+            need(o["status"] in ("FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"), "status enum")
+        if "start_time" in o:
+            need(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", o["start_time"]) is not None,
+                 "date-time")
+        if "git_commit_hash" in o:
+            need(re.match(r"^[0-9a-f]{40}$", o["git_commit_hash"]) is not None, "commit hash")
+        if "path" in o:
+            need(re.match(r"^([a-zA-Z0-9_-]+(\.[a-zA-Z0-9_-]+)*)?$", o["path"]) is not None, "path")
+# links and counts against kwarn's own report
+ids = {k: {o["id"] for o in d[k]} for k in spec}
+need(all(b["checkout_id"] in ids["checkouts"] for b in d["builds"]), "builds link checkouts")
+need(all(t["build_id"] in ids["builds"] for t in d["tests"]), "tests link builds")
+need(all(i["issue_id"] in ids["issues"] and i["build_id"] in ids["builds"]
+         for i in d["incidents"]), "incidents link issues and builds")
+need(len(d["checkouts"]) == len(rep["commits"]), "one checkout per point")
+built = [c for c in rep["commits"] if c.get("build") is not None]
+need(len(d["builds"]) == len(built), "one build per built point")
+boots = [c for c in built if c.get("verdict")]
+need(len([t for t in d["tests"] if t["path"] == "boot"]) == len(boots), "one test per boot")
+need(all(t["status"] == "PASS" for t in d["tests"] if t["path"] == "boot"), "the fixture's boot passed")
+seen = [w for c in built for w in c["warnings_list"] if w["state"] in ("new", "present", "fixed")]
+need(len(d["incidents"]) == len(seen), "one incident per warning and build")
+need(len(d["issues"]) == len({w["identity"] for w in seen}), "one issue per identity")
+need(sum(1 for i in d["incidents"] if not i["present"]) ==
+     sum(1 for w in seen if w["state"] == "fixed"), "fixed ones are not present")
+print("\n".join(sorted(set(bad))) or "fine")
+print(" ".join("%s %d" % (k, len(d[k])) for k in spec))
+PY
+sed 's/^/# /' "$tmp/kcidb.check"
+check "KCIDB: required fields, types, links and counts" \
+	grep -qx fine "$tmp/kcidb.check"
+if [ -n "${KWARN_KCIDB_IO:-}" ]; then
+	python3 -c 'import json, sys
+sys.path.insert(0, sys.argv[1])
+from kcidb_io.schema import V5_3
+V5_3.validate(json.load(open(sys.argv[2])))' "$KWARN_KCIDB_IO" "$tmp/out.kcidb"
+	ok $? "KCIDB validates against kcidb-io's v5.3 schema"
+fi
+
+# ---- mail ----
+"$KWARN" report --db "$DB" --run "$RUN" --format mail >"$tmp/out.mbox"
+ok $? "kwarn report --format mail"
+nmsg=$(grep -c '^From kwarn@localhost ' "$tmp/out.mbox")
+want=$(jq '[.commits[] | select(.position > 0 and .new > 0)] | length' "$tmp/report.json")
+check "one message per point with new warnings ($nmsg = $want)" test "$nmsg" = "$want"
+for h in From: To: Subject: Date: Message-ID:; do
+	check "header $h" grep -q "^$h" "$tmp/out.mbox"
+done
+for l in 'tree:' 'head:' 'commit:' 'config:' 'compiler:' 'reproduce:'; do
+	check "line $l" grep -q "^$l" "$tmp/out.mbox"
+done
+check "a Reported-by: to copy" grep -qx '| Reported-by: kwarn <kwarn@localhost>' "$tmp/out.mbox"
+check "All warnings (new ones prefixed by >>)" \
+	grep -qx 'All warnings (new ones prefixed by >>):' "$tmp/out.mbox"
+sub=$(grep '^Subject:' "$tmp/out.mbox")
+echo "# $sub"
+check "the subject names the tree and the count" \
+	grep -q '^Subject: \[kwarn kwtree 1/2\] 1 new warning: fs/afs/fsclient.c:[0-9]*:[0-9]*: warning: ' <<<"$sub"
+# >> on exactly the new warnings and their notes
+jq -r '.commits[] | select(.position > 0 and .new > 0) | .warnings_list[] |
+	select(.state == "new") | "\(.file):\(.line):\(.column): \(.kind): \(.message) [\(.option)]",
+	(.notes[] | "\(.file):\(.line):\(.column): note: \(.message)")' \
+	"$tmp/report.json" | sort >"$tmp/want.new"
+sed -n 's/^>> \([^ ]*:[0-9]*:[0-9]*: \)/\1/p' "$tmp/out.mbox" | sort >"$tmp/got.new"
+check "'>>' on exactly the new warnings and their notes ($(wc -l <"$tmp/want.new") lines)" \
+	cmp -s "$tmp/want.new" "$tmp/got.new"
+jq -r '.commits[] | select(.position > 0 and .new > 0) | .warnings_list[] | select(.state == "present" and .file == "fs/afs/fsclient.c") |
+	"   \(.file):\(.line):\(.column): \(.kind): \(.message) [\(.option)]"' \
+	"$tmp/report.json" >"$tmp/want.old"
+check "the file's other warning is listed without '>>'" \
+	test -s "$tmp/want.old" -a "$(grep -cxFf "$tmp/want.old" "$tmp/out.mbox")" = "$(wc -l <"$tmp/want.old")"
+check "the source excerpt marks the line" \
+	grep -q '^ > *[0-9][0-9]*	' "$tmp/out.mbox"
+check "To: the fixture's AFS maintainer" \
+	grep -q '^To: David Howells <dhowells@example.org>' "$tmp/out.mbox"
+check "no firewire maintainer for an afs warning" \
+	test "$(grep -c 'stefanr@example.org' "$tmp/out.mbox")" = 0
+
+# against get_maintainer.pl, with the real MAINTAINERS of 6.1
+src=$(ls -d "$KWARN_CACHE"/trees/linux-source-6.1-*/src 2>/dev/null | head -n 1)
+if [ -n "$src" ] && [ -r "$src/MAINTAINERS" ]; then
+	cp "$DB" "$tmp/real.db"
+	sqlite3 "$tmp/real.db" "UPDATE trees SET maintainers =
+		CAST(readfile('$src/MAINTAINERS') AS TEXT)"
+	"$KWARN" report --db "$tmp/real.db" --run "$RUN" --format mail >"$tmp/real.mbox"
+	files=$(jq -r '[.commits[] | select(.position > 0 and .new > 0) |
+		.warnings_list[] | select(.state == "new") | .file] | unique | .[]' \
+		"$tmp/report.json")
+	(cd "$src" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-rolestats --no-keywords --no-tree -f $files) |
+		sort >"$tmp/gm"
+	sed -n '/^To: /,/^Subject:/p' "$tmp/real.mbox" | grep -v '^Subject:' |
+		sed 's/^\(To\|Cc\): //; s/^    //; s/,$//' | sort >"$tmp/ours"
+	sed 's/^/# get_maintainer.pl: /' "$tmp/gm"
+	check "the lists and reviewers go to Cc:" grep -q '^Cc: ' "$tmp/real.mbox"
+	check "To: and Cc: are what get_maintainer.pl names for $files" \
+		cmp -s "$tmp/gm" "$tmp/ours"
+	cmp "$tmp/gm" "$tmp/ours" >/dev/null || diff "$tmp/gm" "$tmp/ours" | sed 's/^/# /'
+else
+	echo "# no linux-source-6.1 in kwarn's cache: get_maintainer.pl check skipped"
+fi
+done_tap

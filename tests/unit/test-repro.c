@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/*
+ * repro_quote(): every word, however crafted, comes back from /bin/sh as
+ * the same single word, and nothing in it runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "repro.h"
+#include "util.h"
+#include "tap.h"
+
+static const char *const words[] = {
+	"drivers/firewire/core-device.o",
+	"drivers/x;touch${IFS}/tmp/kwarn-repro-p;$(id).o",
+	"a'b",
+	"'",
+	"''",
+	"$(touch /tmp/kwarn-repro-p)",
+	"`touch /tmp/kwarn-repro-p`",
+	"a b\tc",
+	"line\nbreak",
+	"\\",
+	"*",
+	"~root",
+	"!x",
+	"a=b c",
+	"KCFLAGS=-Wimplicit-fallthrough=3",
+	"",
+	"#comment",
+	"x|y&z>w<v",
+	"é",
+};
+
+int main(void)
+{
+	char out[] = "/tmp/kwarn-test-repro-XXXXXX";
+	int fd = mkstemp(out);
+
+	if (fd < 0)
+		return 1;
+	close(fd);
+	unlink("/tmp/kwarn-repro-p");
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		struct strbuf cmd = STRBUF_INIT;
+		char *text = NULL;
+		size_t len = 0;
+		int rc;
+
+		/* one argument, printed between markers, byte for byte */
+		strbuf_addstr(&cmd, "printf '<%s>' ");
+		repro_quote(&cmd, words[i]);
+		strbuf_addstr(&cmd, "; printf '%d' $#; set -- ");
+		repro_quote(&cmd, words[i]);
+		strbuf_addstr(&cmd, "; printf '%d' $#");
+		{
+			const char *argv[] = { "sh", "-c", cmd.buf, NULL };
+
+			rc = util_run(argv, NULL, out, "/dev/null");
+		}
+		util_read_file(&text, &len, out, 1 << 20);
+		{
+			char *want = xstrfmt("<%s>01", words[i]);
+
+			ok(!rc && text && !strcmp(text, want),
+			   "word %zu comes back as itself, one word", i);
+			free(want);
+		}
+		free(text);
+		strbuf_release(&cmd);
+	}
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		repro_quote(&sb, "drivers/firewire/core-device.o");
+		ok(!strcmp(sb.buf, "drivers/firewire/core-device.o"),
+		   "a plain path is left as it is");
+		strbuf_reset(&sb);
+		repro_quote(&sb, "CONFIG_CC_IMPLICIT_FALLTHROUGH=");
+		ok(!strcmp(sb.buf, "CONFIG_CC_IMPLICIT_FALLTHROUGH="),
+		   "an empty make assignment needs no quotes");
+		strbuf_reset(&sb);
+		repro_quote(&sb, "");
+		ok(!strcmp(sb.buf, "''"), "the empty word is ''");
+		strbuf_release(&sb);
+	}
+	ok(access("/tmp/kwarn-repro-p", F_OK) != 0,
+	   "no crafted word ran anything");
+	unlink(out);
+	return tap_done();
+}
