@@ -23,6 +23,7 @@
 #include "query.h"
 #include "query.h"
 #include "srctree.h"
+#include "store.h"
 #include "util.h"
 #include "banned.h"
 
@@ -449,7 +450,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 			failed++;
 		} else {
 			classify_fallthrough(&r, src, len, warn, here);
-			if (classify_store(db, id, &r)) {
+			if (store_classification(db, id, &r)) {
 				free(src);
 				free(file);
 				db_rollback(db);

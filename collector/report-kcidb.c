@@ -15,6 +15,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "report-out.h"
 #include "repro.h"
 #include "util.h"
@@ -266,7 +267,7 @@ int report_kcidb(FILE *fp, sqlite3 *db, long long run_id)
 	int ret = -1;
 
 	if (report_run_json(&arr, db, run_id) ||
-	    report_run_info(&info, db, run_id))
+	    query_run_info(&info, db, run_id))
 		goto out;
 	o = json_object();
 	json_object_set_new(o, "version",
@@ -287,7 +288,7 @@ int report_kcidb(FILE *fp, sqlite3 *db, long long run_id)
 			free(cid);
 			continue;
 		}
-		if (report_build_info(&build, db, jint(e, "build"))) {
+		if (query_build_info(&build, db, jint(e, "build"))) {
 			free(cid);
 			json_decref(seen);
 			goto out;

@@ -18,6 +18,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "report-out.h"
 #include "srctree.h"
 #include "util.h"
@@ -408,7 +409,7 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 	int ret = -1;
 
 	if (report_run_json(&arr, db, run_id) ||
-	    report_run_info(&info, db, run_id))
+	    query_run_info(&info, db, run_id))
 		goto out;
 	maint_text = report_str(info, "maintainers");
 	if (*maint_text && maint_parse(&m, maint_text, strlen(maint_text)))
@@ -434,7 +435,7 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 		if (jint(e, "position") == 0 || !jint(e, "new") ||
 		    !json_is_integer(json_object_get(e, "build")))
 			continue;
-		if (report_build_info(&build, db, jint(e, "build")))
+		if (query_build_info(&build, db, jint(e, "build")))
 			goto out;
 		add_message(&sb, e, info, build, m, head, npoints, git_dir);
 		bad = write_mbox(fp, sb.buf);

@@ -14,6 +14,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "query.h"
 #include "report-out.h"
 #include "srctree.h"
 #include "util.h"
@@ -287,7 +288,7 @@ int report_sarif(FILE *fp, sqlite3 *db, long long run_id)
 	int ret = -1;
 
 	if (report_run_json(&arr, db, run_id) ||
-	    report_run_info(&info, db, run_id))
+	    query_run_info(&info, db, run_id))
 		goto out;
 	runs = json_array();
 	json_array_foreach(arr, i, e) {
@@ -295,7 +296,7 @@ int report_sarif(FILE *fp, sqlite3 *db, long long run_id)
 
 		if (!json_is_integer(json_object_get(e, "build")))
 			continue;
-		if (report_build_info(
+		if (query_build_info(
 			    &build, db,
 			    json_integer_value(json_object_get(e, "build")))) {
 			json_decref(runs);

@@ -212,7 +212,7 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *dbpath = NULL, *format = "text";
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
+	int exists = 1;
 	long long run_id = -1;
 	long v;
 	int c, ret = 2;
@@ -253,29 +253,21 @@ int cmd_report(int argc, char **argv)
 	}
 	if (db_open(&db, dbpath, DB_READ_ONLY))
 		return 2;
-	if (db_prepare(
-		    &st, db,
-		    run_id < 0 ?
-			    "SELECT MAX(id) FROM runs WHERE kind <> 'ingest'" :
-			    "SELECT id FROM runs WHERE id = ?"))
+	if (run_id < 0 ? query_newest_run(&run_id, db) :
+			 query_run_exists(&exists, db, run_id))
 		goto out;
-	if (run_id >= 0)
-		db_bind_int(st, 1, run_id, 0);
-	if (sqlite3_step(st) != SQLITE_ROW ||
-	    sqlite3_column_type(st, 0) == SQLITE_NULL) {
+	if (run_id < 0 || !exists) {
 		if (run_id < 0)
 			error("the database holds no run yet");
 		else
 			error("no run %lld in '%s'", run_id, dbpath);
 		goto out;
 	}
-	run_id = sqlite3_column_int64(st, 0);
 	if (write ? write(stdout, db, run_id) :
 		    report_print_run(stdout, db, run_id, format))
 		goto out;
 	ret = 0;
 out:
-	sqlite3_finalize(st);
 	db_close(db);
 	return ret;
 }

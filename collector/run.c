@@ -889,7 +889,8 @@ static int classify_point(struct run *r, size_t k)
 		if (here > 0 && warn > 0 &&
 		    !util_read_file(&text, &len, path, 64 << 20)) {
 			classify_fallthrough(&res, text, len, warn, here);
-			if (classify_store(r->db, ids.identity[i], &res)) {
+			if (store_classification(r->db, ids.identity[i],
+						 &res)) {
 				free(text);
 				free(path);
 				free(file);

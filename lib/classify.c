@@ -13,7 +13,6 @@
 
 #include "census.h"
 #include "classify.h"
-#include "db.h"
 #include "util.h"
 #include "banned.h"
 
@@ -1514,33 +1513,4 @@ const char *classify_verdict_name(enum classify_verdict v)
 	return v == CLASSIFY_MISSING_BREAK ? "likely missing break" :
 	       v == CLASSIFY_INTENDED	   ? "likely intended" :
 					     "unsure";
-}
-
-int classify_store(sqlite3 *db, long long identity_id,
-		   const struct classify_result *r)
-{
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
-
-	if (db_prepare(&st, db,
-		       "INSERT INTO classifications (identity_id, verdict, "
-		       "fix, reason) VALUES (?, ?, ?, ?) "
-		       "ON CONFLICT (identity_id) DO UPDATE SET "
-		       "verdict = excluded.verdict, fix = excluded.fix, "
-		       "reason = excluded.reason, "
-		       "classified_at = unixepoch()"))
-		return -1;
-	if (db_bind_int(st, 1, identity_id, 0) ||
-	    db_bind_text(st, 2, classify_verdict_name(r->verdict)) ||
-	    db_bind_text(st, 3, r->fix) || db_bind_text(st, 4, r->reason))
-		goto out;
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("cannot store the verdict of identity %lld: %s",
-		      identity_id, sqlite3_errmsg(db));
-		goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
 }

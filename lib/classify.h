@@ -30,7 +30,6 @@
  * fallthrough; to a real bug would hide it for good.
  */
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 enum classify_verdict {
@@ -57,13 +56,5 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 
 /* "likely missing break", "likely intended" or "unsure". */
 const char *classify_verdict_name(enum classify_verdict v);
-
-/*
- * Store R for the warning identity IDENTITY_ID in DB (schema 0002 and 0008,
- * table classifications), replacing an older verdict.  Returns 0 or -1
- * (reported).
- */
-int classify_store(sqlite3 *db, long long identity_id,
-		   const struct classify_result *r);
 
 #endif

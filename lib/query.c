@@ -981,6 +981,31 @@ int query_tree_dir(char **out, sqlite3 *db, const char *name)
 	return 0;
 }
 
+/* One row of SQL (bound to ID) through SPEC into a new *out. */
+static int one_row(json_t **out, sqlite3 *db, const char *sql, long long id,
+		   const char *spec, const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db, sql))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = json_object();
+		json_set_cols(*out, st, 0, spec);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		error("no %s %lld in the database", what, id);
+	} else {
+		error("cannot read %s %lld: %s", what, id, sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* ---- warnings at a point ---- */
 
 int query_point(struct query_point *p, sqlite3 *db, long long commit_id)
@@ -1687,4 +1712,50 @@ void query_boot_release(struct query_boot *b)
 	json_decref(b->row);
 	free(b->zlog);
 	memset(b, 0, sizeof(*b));
+}
+
+int query_newest_run(long long *out, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = -1;
+	/* a run kwarn made, not the one that collects ingested logs */
+	if (db_prepare(&st, db,
+		       "SELECT MAX(id) FROM runs WHERE kind <> 'ingest'"))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("cannot read runs: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_run_info(json_t **out, sqlite3 *db, long long run_id)
+{
+	return one_row(out, db,
+		       "SELECT r.id, r.kind, r.series, r.config, r.level,"
+		       " r.started_at, r.finished_at, t.name, t.version,"
+		       " t.kind, t.source, t.sha256, t.maintainers"
+		       " FROM runs r JOIN trees t ON t.id = r.tree_id"
+		       " WHERE r.id = ?",
+		       run_id,
+		       "run:i kind:s series:s config:s level:i started_at:i "
+		       "finished_at:i tree:s version:s tree_kind:s source:s "
+		       "sha256:s maintainers:s",
+		       "run");
+}
+
+int query_build_info(json_t **out, sqlite3 *db, long long build_id)
+{
+	return one_row(out, db,
+		       "SELECT compiler, config_name, config_hash, status,"
+		       " level, wall_ms, created_at, log_tail, image"
+		       " FROM builds WHERE id = ?",
+		       build_id,
+		       "compiler:s config_name:s config_hash:s status:s "
+		       "level:i wall_ms:i created_at:i log_tail:s image:s",
+		       "build");
 }

@@ -310,4 +310,21 @@ struct query_boot {
 int query_boot(struct query_boot *out, sqlite3 *db, long long build_id);
 void query_boot_release(struct query_boot *b);
 
+/* The newest run kwarn made (not an ingest's) into *out, -1 if none. */
+int query_newest_run(long long *out, sqlite3 *db);
+
+/*
+ * The run's tree and settings as a new object in *out: run, kind, series,
+ * config, level, started_at, finished_at, tree (name), version,
+ * tree_kind, source, sha256, maintainers (text or null).  0 or -1.
+ */
+int query_run_info(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * One build as a new object in *out: compiler, config_name, config_hash,
+ * status, level, wall_ms, created_at, log_tail, image (each null when not
+ * stored).  0 or -1 (reported).
+ */
+int query_build_info(json_t **out, sqlite3 *db, long long build_id);
+
 #endif

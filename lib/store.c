@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "bootlog.h"
+#include "classify.h"
 #include "db.h"
 #include "ident.h"
 #include "store.h"
@@ -967,4 +968,33 @@ int store_ingest_commit(long long *out, sqlite3 *db, long long run_id,
 	c.subject = ref;
 	c.apply_status = position ? "applied" : "base";
 	return store_commit(out, db, &c);
+}
+
+int store_classification(sqlite3 *db, long long identity_id,
+			 const struct classify_result *r)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (db_prepare(&st, db,
+		       "INSERT INTO classifications (identity_id, verdict, "
+		       "fix, reason) VALUES (?, ?, ?, ?) "
+		       "ON CONFLICT (identity_id) DO UPDATE SET "
+		       "verdict = excluded.verdict, fix = excluded.fix, "
+		       "reason = excluded.reason, "
+		       "classified_at = unixepoch()"))
+		return -1;
+	if (db_bind_int(st, 1, identity_id, 0) ||
+	    db_bind_text(st, 2, classify_verdict_name(r->verdict)) ||
+	    db_bind_text(st, 3, r->fix) || db_bind_text(st, 4, r->reason))
+		goto out;
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("cannot store the verdict of identity %lld: %s",
+		      identity_id, sqlite3_errmsg(db));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
 }

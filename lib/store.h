@@ -137,6 +137,16 @@ int store_ingest_run(long long *out, sqlite3 *db, long long tree_id);
 int store_ingest_commit(long long *out, sqlite3 *db, long long run_id,
 			const char *ref);
 
+struct classify_result;
+
+/*
+ * Store R for the warning identity IDENTITY_ID in DB (schema 0002 and 0008,
+ * table classifications), replacing an older verdict.  Returns 0 or -1
+ * (reported).
+ */
+int store_classification(sqlite3 *db, long long identity_id,
+			 const struct classify_result *r);
+
 struct boot_result;
 
 /*

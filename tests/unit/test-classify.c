@@ -10,6 +10,7 @@
 
 #include "census.h"
 #include "classify.h"
+#include "store.h"
 #include "db.h"
 #include "util.h"
 #include "tap.h"
@@ -552,10 +553,10 @@ static void test_store(void)
 		"INSERT INTO identities (id, fingerprint, kind, message) "
 		"VALUES (7, 'x', 'warning', 'm')",
 		"insert identity");
-	ok(classify_store(db, 7, &r) == 0, "verdict stored");
+	ok(store_classification(db, 7, &r) == 0, "verdict stored");
 	r.verdict = CLASSIFY_INTENDED;
 	r.fix = "fallthrough;";
-	ok(classify_store(db, 7, &r) == 0, "verdict replaced");
+	ok(store_classification(db, 7, &r) == 0, "verdict replaced");
 	db_prepare(&st, db,
 		   "SELECT verdict, fix, count(*) FROM "
 		   "classifications WHERE identity_id = 7");
@@ -568,7 +569,7 @@ static void test_store(void)
 	st = NULL;
 	r.verdict = CLASSIFY_UNSURE;
 	r.fix = NULL;
-	ok(classify_store(db, 7, &r) == 0, "an unsure verdict is stored");
+	ok(store_classification(db, 7, &r) == 0, "an unsure verdict is stored");
 	db_prepare(&st, db,
 		   "SELECT verdict, fix IS NULL FROM classifications "
 		   "WHERE identity_id = 7");
@@ -584,7 +585,8 @@ static void test_store(void)
 	   "the schema refuses a fix on an unsure verdict");
 	r.verdict = CLASSIFY_MISSING_BREAK;
 	r.fix = "break;";
-	ok(classify_store(db, 99, &r) == -1, "an unknown identity is refused");
+	ok(store_classification(db, 99, &r) == -1,
+	   "an unknown identity is refused");
 	db_close(db);
 	util_rm_rf(dir);
 	free(path);
