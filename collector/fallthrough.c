@@ -6,7 +6,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <git2.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "db.h"
 #include "json.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "query.h"
 #include "srctree.h"
@@ -59,6 +59,8 @@ out:
 	db_close(db);
 	return ret;
 }
+
+static const char *const text_json[] = { "text", "json", NULL };
 
 /* ---- kwarn census ---- */
 
@@ -162,69 +164,41 @@ static int census_levels(const char *path)
 	return 0;
 }
 
-static void census_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: kwarn census TREE... [--format text|json] [--upgrade]\n"
-		"       kwarn census --repo PATH --commit SHA [--path DIR] "
-		"[...]\n"
-		"       kwarn census --db FILE --commit ID [--repo PATH] "
-		"[--path DIR] [...]\n"
-		"       kwarn census --levels FILE.c\n");
-}
+static const char *const census_usage[] = {
+	"kwarn census TREE... [--format text|json] [--upgrade]",
+	"kwarn census --repo PATH --commit SHA [--path DIR] [...]",
+	"kwarn census --db FILE --commit ID [--repo PATH] [--path DIR] [...]",
+	"kwarn census --levels FILE.c",
+	NULL,
+};
 
 int cmd_census(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "commit", required_argument, NULL, 'c' },
-		{ "repo", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "upgrade", no_argument, NULL, 'u' },
-		{ "levels", required_argument, NULL, 'l' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = NULL, *commit = NULL, *repo = NULL;
 	const char *format = "text", *levels = NULL, *prefix = NULL;
 	struct census_tally r = { 0 };
 	struct srctree_walk w = { 0 };
 	char *sha = NULL, *what = NULL, *cached = NULL;
-	int upgrade = 0, c, ret = -1;
+	int upgrade = 0, argi, rc, ret = -1;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE",
+			   "read the commit's tree from kwarn's cache"),
+		OPT_STRING(0, "commit", &commit, "REF", "the commit"),
+		OPT_STRING(0, "repo", &repo, "PATH",
+			   "read the commit from this repository"),
+		OPT_CHOICE(0, "format", &format, "F", "output", text_json),
+		OPT_FLAG(0, "upgrade", &upgrade,
+			 "list the comments that pass at 3 and fail at 5"),
+		OPT_STRING(0, "levels", &levels, "FILE.c",
+			   "every label of one file with its levels"),
+		OPT_STRING(0, "path", &prefix, "DIR",
+			   "only this directory of the commit"),
+		OPT_END,
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'c':
-			commit = optarg;
-			break;
-		case 'r':
-			repo = optarg;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		case 'u':
-			upgrade = 1;
-			break;
-		case 'l':
-			levels = optarg;
-			break;
-		case 'p':
-			prefix = optarg;
-			break;
-		case 'h':
-			census_usage(stdout);
-			return 0;
-		default:
-			census_usage(stderr);
-			return 2;
-		}
-	}
+	rc = opt_parse(&argi, argc, argv, opts, census_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
 	if (levels)
 		return census_levels(levels) ? 1 : 0;
 	if (strcmp(format, "text") && strcmp(format, "json")) {
@@ -244,8 +218,8 @@ int cmd_census(int argc, char **argv)
 		error("'--path' is for a commit; name the directory instead");
 		return 2;
 	}
-	if (!commit && optind >= argc) {
-		census_usage(stderr);
+	if (!commit && argi >= argc) {
+		opt_usage(stderr, opts, census_usage);
 		return 2;
 	}
 	r.notes = json_array();
@@ -266,9 +240,8 @@ int cmd_census(int argc, char **argv)
 	} else {
 		struct strbuf sb = STRBUF_INIT;
 
-		for (int i = optind; i < argc; i++) {
-			strbuf_addf(&sb, "%s%s", i > optind ? " " : "",
-				    argv[i]);
+		for (int i = argi; i < argc; i++) {
+			strbuf_addf(&sb, "%s%s", i > argi ? " " : "", argv[i]);
 			if (srctree_walk_path(&w, argv[i])) {
 				strbuf_release(&sb);
 				goto out;
@@ -479,97 +452,58 @@ out:
 	return ret;
 }
 
-static void classify_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: kwarn classify --db FILE [--commit REF] "
-		"[--repo PATH | --tree DIR] [--format text|json]\n"
-		"       kwarn classify --file FILE.c --warn LINE --here LINE "
-		"[--format json]\n"
-		"       kwarn classify --eval-intended [-v] DIR...\n");
-}
+static const char *const classify_usage_lines[] = {
+	"kwarn classify --db FILE [--commit REF] [--repo PATH | --tree DIR]",
+	"               [--format text|json]",
+	"kwarn classify --file FILE.c --warn LINE --here LINE [--format json]",
+	"kwarn classify --eval-intended [-v] DIR...",
+	NULL,
+};
 
 int cmd_classify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "commit", required_argument, NULL, 'c' },
-		{ "repo", required_argument, NULL, 'r' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "file", required_argument, NULL, 'F' },
-		{ "warn", required_argument, NULL, 'w' },
-		{ "here", required_argument, NULL, 'H' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "eval-intended", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = NULL, *commit = NULL, *repo = NULL;
 	const char *tree = NULL, *file = NULL, *format = "text";
 	long warn = 0, here = 0;
-	int eval = 0, verbose = 0, c;
+	int eval = 0, verbose = 0, argi, rc;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_STRING(0, "commit", &commit, "REF",
+			   "the commit (default: the last built)"),
+		OPT_STRING(0, "repo", &repo, "PATH",
+			   "read the sources from this repository"),
+		OPT_STRING(0, "tree", &tree, "DIR",
+			   "read the sources from this directory"),
+		OPT_STRING(0, "file", &file, "FILE.c", "classify one site"),
+		OPT_LONG(0, "warn", &warn, "LINE", "the warning's line", 1,
+			 1L << 30),
+		OPT_LONG(0, "here", &here, "LINE",
+			 "the note's line (the label)", 1, 1L << 30),
+		OPT_CHOICE(0, "format", &format, "F", "output", text_json),
+		OPT_FLAG(0, "eval-intended", &eval,
+			 "classify every fallthrough; marker of DIR..."),
+		OPT_FLAG('v', "verbose", &verbose, "name every site"),
+		OPT_END,
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'c':
-			commit = optarg;
-			break;
-		case 'r':
-			repo = optarg;
-			break;
-		case 't':
-			tree = optarg;
-			break;
-		case 'F':
-			file = optarg;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		case 'e':
-			eval = 1;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'w':
-		case 'H':
-			if (util_parse_long(c == 'w' ? &warn : &here, optarg, 1,
-					    1L << 30)) {
-				error("bad line number '%s'", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			classify_usage(stdout);
-			return 0;
-		default:
-			classify_usage(stderr);
-			return 2;
-		}
-	}
+	rc = opt_parse(&argi, argc, argv, opts, classify_usage_lines);
+	if (rc)
+		return rc > 0 ? 0 : 2;
 	if (strcmp(format, "text") && strcmp(format, "json")) {
 		error("unknown format '%s' (text or json)", format);
 		return 2;
 	}
 	if (eval) {
-		if (optind >= argc) {
-			classify_usage(stderr);
+		if (argi >= argc) {
+			opt_usage(stderr, opts, classify_usage_lines);
 			return 2;
 		}
-		return classify_eval(argv + optind, argc - optind, verbose) ?
-			       1 :
-			       0;
+		return classify_eval(argv + argi, argc - argi, verbose) ? 1 : 0;
 	}
 	if (file) {
 		struct classify_result r;
 		char *src = NULL;
 		size_t len = 0;
-		int rc;
 
 		if (!here) {
 			error("'--here' is needed with '--file'");
@@ -588,7 +522,7 @@ int cmd_classify(int argc, char **argv)
 		return 0;
 	}
 	if (!dbpath) {
-		classify_usage(stderr);
+		opt_usage(stderr, opts, classify_usage_lines);
 		return 2;
 	}
 	return classify_db(dbpath, commit, repo, tree,
