@@ -222,17 +222,21 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cache_ent cache[32];
 static unsigned long cache_clock;
 
+/*
+ * Parsed MAINTAINERS files a cache entry let go of: another thread may
+ * still read one, so they are freed at shutdown, never while serving.
+ * Under cache_lock.  (One per tree per database change: a few.)
+ */
+static struct maint **retired;
+static size_t nretired;
+
 static void ent_clear(struct cache_ent *e)
 {
 	blob_unref(e->blob);
 	blob_unref(e->gz);
-	/* a parsed MAINTAINERS may be in use: retire it, never free it live */
 	if (e->maint) {
-		static struct maint *retired[256];
-		static size_t nretired;
-
-		if (nretired < ARRAY_SIZE(retired))
-			retired[nretired++] = e->maint;
+		retired = xrealloc(retired, (nretired + 1) * sizeof(*retired));
+		retired[nretired++] = e->maint;
 	}
 	memset(e, 0, sizeof(*e));
 }
@@ -297,6 +301,11 @@ void api_cache_free(void)
 		cache[i].blob = cache[i].gz = NULL;
 		cache[i].kind = 0;
 	}
+	for (size_t i = 0; i < nretired; i++)
+		maint_free(retired[i]);
+	free(retired);
+	retired = NULL;
+	nretired = 0;
 	pthread_mutex_unlock(&cache_lock);
 }
 
