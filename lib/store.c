@@ -177,8 +177,8 @@ static const char *const stmt_sql[ST_MAX] = {
 		    " source) VALUES (?,?,?,?,?,?,?)",
 	/* looked up first: most identities exist from an earlier build */
 	[ST_IDENT] = "INSERT INTO identities(fingerprint, kind, file, function,"
-		     " option, message, note_target, ordinal, fp_key)"
-		     " VALUES (?,?,?,?,?,?,?,?,?)",
+		     " option, message, note_target, ordinal, fp_key, site)"
+		     " VALUES (?,?,?,?,?,?,?,?,?,?)",
 	[ST_IDENT_GET] = "SELECT id FROM identities WHERE fp_key = ?"
 			 " AND fingerprint = ?",
 	[ST_OBJECT] =
@@ -452,6 +452,7 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	unsigned char kh[32], pk[32];
 	char fp[65];
 	long long id, ordinal, fp_key;
+	char *site = NULL;
 
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
@@ -486,6 +487,8 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	db_bind_text_static(st, 7, k.note_target);
 	db_bind_int(st, 8, ordinal, 0);
 	db_bind_int(st, 9, fp_key, 0);
+	site = ident_site_key(d);
+	db_bind_text_static(st, 10, site);
 	if (sqlite3_step(st) == SQLITE_DONE) {
 		id = sqlite3_last_insert_rowid(w->db);
 	} else {
@@ -498,6 +501,7 @@ place:
 		hmap_put(&w->placed, pk, id);
 out:
 	ident_key_release(&k);
+	free(site);
 	return id;
 }
 
@@ -842,7 +846,8 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	}
 	if (db_prepare(&st, db,
 		       "INSERT INTO runs(tree_id, kind, series, config, level,"
-		       " params) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"))
+		       " params, compiler) VALUES (?, ?, ?, ?, ?, ?, ?)"
+		       " RETURNING id"))
 		return -1;
 	db_bind_int(st, 1, r->tree_id, 0);
 	db_bind_text(st, 2, r->kind);
@@ -850,11 +855,31 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	db_bind_text(st, 4, r->config);
 	db_bind_int(st, 5, r->level, 0);
 	db_bind_text(st, 6, r->params);
+	db_bind_text(st, 7, r->compiler);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*out = sqlite3_column_int64(st, 0);
 		ret = 0;
 	} else {
 		ret = error("cannot create run: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_group_runs(sqlite3 *db, const long long *ids, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (db_prepare(&st, db, "UPDATE runs SET group_id = ? WHERE id = ?"))
+		return -1;
+	for (size_t i = 0; i < n && !ret; i++) {
+		db_bind_int(st, 1, ids[0], 0);
+		db_bind_int(st, 2, ids[i], 0);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			ret = error("cannot group run %lld: %s", ids[i],
+				    sqlite3_errmsg(db));
+		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
 	return ret;
