@@ -136,6 +136,11 @@ int launcher_check(const char *launcher, int level);
  */
 int launcher_jobs(const char *launcher);
 
+/* sites.c */
+
+/* kwarn sites --db FILE [--run ID] [--position N] [--only gcc|clang|both] */
+int cmd_sites(int argc, char **argv);
+
 /* toolchain.c */
 
 /* A compiler kwarn builds with (--cc NAME). */
