@@ -1111,8 +1111,9 @@ int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 	*out = -1;
 	if (db_prepare(&st, db,
 		       "SELECT c.id, COALESCE(r.compiler, 'gcc')"
-		       " FROM commits c0 JOIN" GROUP_RUNS
-		       " ON r0.id = c0.run_id"
+		       " FROM commits c0 JOIN runs r0 ON r0.id = c0.run_id"
+		       " JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT"
+		       "  NULL AND r.group_id = r0.group_id))"
 		       " JOIN commits c ON c.run_id = r.id"
 		       " AND c.position = c0.position"
 		       " WHERE c0.id = ? ORDER BY r.id"))

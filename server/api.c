@@ -24,6 +24,7 @@
 #include "server.h"
 #include "util.h"
 #include "ident.h"
+#include "query.h"
 #include "census-tree.h"
 #include "srctree.h"
 #include "banned.h"
@@ -623,6 +624,31 @@ static void tally_release(struct tally *t)
 	t->nopt = 0;
 }
 
+/*
+ * by_compiler on every entry of ARR: the point's live warnings in each
+ * run of RUN_ID's group (kwarn run --cc ... --cc ...), null where that
+ * compiler's build is missing.
+ */
+static int burndown_by_compiler(json_t *arr, sqlite3 *db, long long run_id)
+{
+	json_t *counts = NULL, *e;
+	char key[24];
+	size_t i;
+
+	if (query_group_counts(&counts, db, run_id))
+		return -1;
+	json_array_foreach(arr, i, e) {
+		json_t *bc;
+
+		snprintf(key, sizeof(key), "%lld",
+			 json_integer_value(json_object_get(e, "position")));
+		bc = json_object_get(counts, key);
+		set(e, "by_compiler", bc ? json_incref(bc) : json_object());
+	}
+	json_decref(counts);
+	return 0;
+}
+
 static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 {
 	struct tally acc;
@@ -706,6 +732,8 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 	tally_flush(&acc);
 	tally_release(&acc);
 	if (rc != SQLITE_DONE)
+		goto out;
+	if (burndown_by_compiler(arr, db, run_id))
 		goto out;
 	*out = arr;
 	arr = NULL;
@@ -821,12 +849,14 @@ static int point_fill(struct point *p, struct api_reply *reply, sqlite3 *db)
 static int point_resolve(struct point *p, struct api_reply *reply,
 			 const struct api_req *r, const char *ref)
 {
-	const char *run = api_arg(r, "run");
+	const char *run = api_arg(r, "run"), *cc = api_arg(r, "compiler");
 	sqlite3_stmt *st = NULL;
 	long long run_id = -1;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	if (cc && (!*cc || strlen(cc) > 32))
+		return api_fail(reply, 400, "bad parameter 'compiler'");
 	if (run && parse_id(&run_id, reply, "run", run))
 		return -1;
 	if (run) {
@@ -876,6 +906,12 @@ static int point_resolve(struct point *p, struct api_reply *reply,
 				      run ? "this run" : "any run");
 	if (rc != SQLITE_ROW)
 		return db_fail(reply, r->db);
+	/* compiler=: the same point as that compiler's run measured it */
+	if (cc &&
+	    query_commit_for_compiler(&p->commit_id, r->db, p->commit_id, cc))
+		return db_fail(reply, r->db);
+	if (p->commit_id < 0)
+		return api_fail(reply, 404, "no %s build of this point", cc);
 	return point_fill(p, reply, r->db);
 }
 
