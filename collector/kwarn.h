@@ -141,6 +141,12 @@ int launcher_jobs(const char *launcher);
 /* kwarn sites --db FILE [--run ID] [--position N] [--only gcc|clang|both] */
 int cmd_sites(int argc, char **argv);
 
+/*
+ * When run RUN_ID is one of a group of several compilers: one burn-down
+ * column per compiler (live warnings, "-" where not built).  0 or -1.
+ */
+int report_print_compilers(FILE *fp, sqlite3 *db, long long run_id);
+
 /* toolchain.c */
 
 /* A compiler kwarn builds with (--cc NAME). */

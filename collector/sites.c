@@ -123,3 +123,42 @@ out:
 	db_close(db);
 	return ret;
 }
+
+int report_print_compilers(FILE *fp, sqlite3 *db, long long run_id)
+{
+	json_t *counts = NULL, *pos, *first, *v;
+	const char *key, *cc;
+	int ret = 0;
+
+	if (query_group_counts(&counts, db, run_id))
+		return -1;
+	first = json_object_get(counts, "0");
+	if (!first || json_object_size(first) < 2)
+		goto out;
+	fprintf(fp, "burn-down per compiler:\n  #");
+	json_object_foreach(first, cc, v)
+		fprintf(fp, " %10s", cc);
+	fputc('\n', fp);
+	/* positions in order: the keys are decimal, from 0 up */
+	for (long i = 0;; i++) {
+		char k[24];
+
+		snprintf(k, sizeof(k), "%ld", i);
+		pos = json_object_get(counts, k);
+		if (!pos)
+			break;
+		fprintf(fp, "%3ld", i);
+		json_object_foreach(first, key, v) {
+			json_t *n = json_object_get(pos, key);
+
+			if (json_is_integer(n))
+				fprintf(fp, " %10lld", json_integer_value(n));
+			else
+				fprintf(fp, " %10s", "-");
+		}
+		fputc('\n', fp);
+	}
+out:
+	json_decref(counts);
+	return ret;
+}
