@@ -220,8 +220,8 @@ void query_tree_release(struct query_tree *t);
 /* The newest run that is not an ingest into *out, or -1 if none. */
 int query_last_run(long long *out, sqlite3 *db);
 
-int query_commit_for_compiler(long long *out, sqlite3 *db,
-			      long long commit_id, const char *compiler);
+int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
+			      const char *compiler);
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id);
 int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		const char *only);
