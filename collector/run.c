@@ -98,7 +98,8 @@ struct run {
 	struct warn_spec ws; /* parsed --warnings */
 	struct source_cache src; /* the work tree at the point being stored */
 	int tty;
-	int64_t started;
+	int64_t started, point_started;
+	size_t expected; /* objects a cold build will compile, or 0 */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -157,27 +158,115 @@ static size_t count_dir(const char *dir)
 	return n;
 }
 
+/*
+ * Where the object count of the last build of this tree and config is
+ * kept (any compiler: their object lists are the config's), a new string.
+ */
+static char *objects_count_path(struct run *r)
+{
+	char key[65];
+
+	util_sha256_hex(key, r->config_name, strlen(r->config_name));
+	return xstrfmt("%s/builds/%s-%.12s.objects", util_cache_dir(),
+		       strrchr(r->tree->dir, '/') + 1, key);
+}
+
+/* Remember how many objects this build directory has captured. */
+static void objects_count_save(struct run *r)
+{
+	char *last = xstrfmt("%s/last", r->kdir), *path, *n;
+	size_t count = count_dir(last);
+
+	free(last);
+	if (!count || r->targets)
+		return;
+	path = objects_count_path(r);
+	n = xstrfmt("%zu\n", count);
+	if (util_write_file(path, n, strlen(n)))
+		warning("cannot keep the object count in '%s'", path);
+	free(n);
+	free(path);
+}
+
+/*
+ * The objects a cold build of this directory will compile: the previous
+ * build's count of the same config, or 0 when unknown or when the
+ * directory has built before (an incremental point compiles a few).
+ */
+static size_t objects_expected(struct run *r)
+{
+	char *last = xstrfmt("%s/last", r->kdir), *path, *text = NULL;
+	size_t had = count_dir(last);
+	long v = 0;
+
+	free(last);
+	if (had || r->targets)
+		return 0;
+	path = objects_count_path(r);
+	if (!access(path, R_OK) && !util_read_file(&text, NULL, path, 64)) {
+		text[strcspn(text, "\n")] = '\0';
+		if (util_parse_long(&v, text, 0, 1L << 30))
+			v = 0;
+	}
+	free(text);
+	free(path);
+	return (size_t)v;
+}
+
 static void progress(struct run *r, size_t k, const char *what)
 {
 	int64_t el = (util_now_ms() - r->started) / 1000;
+	int64_t pel = (util_now_ms() - r->point_started) / 1000;
 	char *cap = xstrfmt("%s/capture", r->kdir);
 	size_t objs = count_dir(cap);
+	struct strbuf sb = STRBUF_INIT;
+	long eta = -1;
 
 	free(cap);
-	if (r->tty) {
-		long eta = k ? (long)(el * (long)(r->nr_points - k) / (long)k) :
-			       -1;
-
-		fprintf(stderr,
-			"\r\033[K[%zu/%zu] %.40s: %s, %zu objects, %lds elapsed",
-			k + 1, r->nr_points, r->points[k].subject, what, objs,
-			(long)el);
-		if (eta >= 0)
-			fprintf(stderr, ", ~%lds left", eta);
-	} else {
-		fprintf(stderr, "kwarn: [%zu/%zu] %s: %s (%lds)\n", k + 1,
-			r->nr_points, r->points[k].subject, what, (long)el);
+	strbuf_addf(&sb, "%s", what);
+	if (r->nr_ccs > 1 && r->cc)
+		strbuf_addf(&sb, " (%s)", r->cc->tc->name);
+	if (!strcmp(what, "building") && r->expected && objs &&
+	    objs <= r->expected) {
+		eta = (long)(pel * (int64_t)(r->expected - objs) /
+			     (int64_t)objs);
+		strbuf_addf(&sb, ": %zu/%zu objects, about %ld min left", objs,
+			    r->expected, (eta + 59) / 60);
+	} else if (!strcmp(what, "building") && objs) {
+		strbuf_addf(&sb, ": %zu objects", objs);
 	}
+	if (r->tty)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %.40s: %s, %lds elapsed",
+			k + 1, r->nr_points, r->points[k].subject, sb.buf,
+			(long)el);
+	else
+		fprintf(stderr, "kwarn: [%zu/%zu] %s: %s (%lds)\n", k + 1,
+			r->nr_points, r->points[k].subject, sb.buf, (long)el);
+	/* the same, for /api/runs/{id} while the run goes on */
+	if (r->db && r->cc && r->run_id >= 0) {
+		json_t *o = json_object();
+		char *text;
+
+		json_object_set_new(o, "point", json_integer((json_int_t)k));
+		json_object_set_new(o, "points",
+				    json_integer((json_int_t)r->nr_points));
+		json_object_set_new(o, "compiler",
+				    json_string(r->cc->tc->name));
+		json_object_set_new(o, "stage", json_string(what));
+		json_object_set_new(o, "objects",
+				    json_integer((json_int_t)objs));
+		json_object_set_new(
+			o, "expected",
+			r->expected ? json_integer((json_int_t)r->expected) :
+				      json_null());
+		json_object_set_new(o, "eta_s",
+				    eta >= 0 ? json_integer(eta) : json_null());
+		text = json_dumps(o, JSON_COMPACT);
+		json_decref(o);
+		store_run_progress(r->db, r->run_id, text);
+		free(text);
+	}
+	strbuf_release(&sb);
 }
 
 /* Run make with ARGV; while it runs, show progress for point K. */
@@ -207,8 +296,10 @@ static int run_make(struct run *r, size_t k, const char *const *argv,
 			waitpid(pid, &status, 0);
 			return -1;
 		}
-		if (r->tty || !(shown++ % 60))
+		/* a terminal line every second, plain lines once a minute */
+		if ((r->tty && !(shown % 2)) || !(shown % 60))
 			progress(r, k, "building");
+		shown++;
 		sleep(1);
 	}
 	if (WIFEXITED(status))
@@ -1087,6 +1178,8 @@ static int build_point(struct run *r, size_t k)
 	}
 	log = xstrfmt("%s/make-%zu.log", r->kdir, k);
 	unlink(log);
+	r->point_started = util_now_ms();
+	r->expected = objects_expected(r);
 	setenv("KWARN_CAPTURE_DIR", cap, 1);
 	t0 = util_now_ms();
 	n = base = make_argv(r, argv, ARRAY_SIZE(argv), owned);
@@ -1165,6 +1258,7 @@ static int build_point(struct run *r, size_t k)
 		goto out;
 	w = NULL;
 	promote_captures(r);
+	objects_count_save(r);
 	if (classify_point(r, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
 	if (rc || rc2 || rc3)

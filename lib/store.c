@@ -885,15 +885,32 @@ int store_group_runs(sqlite3 *db, const long long *ids, size_t n)
 	return ret;
 }
 
+int store_run_progress(sqlite3 *db, long long run_id, const char *progress)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (db_prepare(&st, db, "UPDATE runs SET progress = ? WHERE id = ?"))
+		return -1;
+	db_bind_text(st, 1, progress);
+	db_bind_int(st, 2, run_id, 0);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = error("cannot record the progress of run %lld: %s",
+			    run_id, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int store_finish_run(sqlite3 *db, long long run_id, const char *status,
 		     const char *msg)
 {
 	sqlite3_stmt *st = NULL;
 	int ret = 0;
 
-	if (db_prepare(&st, db,
-		       "UPDATE runs SET status = ?1, message = ?2,"
-		       " finished_at = unixepoch() WHERE id = ?3"))
+	if (db_prepare(
+		    &st, db,
+		    "UPDATE runs SET status = ?1, message = ?2,"
+		    " finished_at = unixepoch(), progress = NULL WHERE id = ?3"))
 		return -1;
 	db_bind_text(st, 1, status);
 	db_bind_text(st, 2, msg);

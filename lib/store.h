@@ -52,6 +52,12 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
  */
 int store_group_runs(sqlite3 *db, const long long *ids, size_t n);
 
+/*
+ * Record where run RUN_ID is (PROGRESS: JSON text, or NULL), in its own
+ * short transaction.  Returns 0 or -1 (reported).
+ */
+int store_run_progress(sqlite3 *db, long long run_id, const char *progress);
+
 /* Set run RUN_ID's status, message (may be NULL) and finish time. */
 int store_finish_run(sqlite3 *db, long long run_id, const char *status,
 		     const char *msg);

@@ -16,3 +16,9 @@ CREATE INDEX runs_group ON runs(group_id);
 -- different messages on different lines; their identities share a site.
 ALTER TABLE identities ADD COLUMN site TEXT;
 CREATE INDEX identities_site ON identities(site);
+
+-- Where a running run is, for /api/runs/{id}: JSON {"point", "points",
+-- "compiler", "stage", "objects", "expected", "eta_s"} (objects compiled
+-- at this point; expected from the previous build of the same config),
+-- updated by kwarn run every few seconds, NULL once the run is finished.
+ALTER TABLE runs ADD COLUMN progress TEXT;

@@ -527,7 +527,19 @@ int api_run(struct api_reply *reply, const struct api_req *r)
 	}
 	sqlite3_finalize(st);
 	set(reply->json, "commit_list", commits);
-	return rc == SQLITE_DONE ? 0 : db_fail(reply, r->db);
+	if (rc != SQLITE_DONE)
+		return db_fail(reply, r->db);
+	/* while it runs: where it is, as kwarn run last said */
+	if (db_prepare(&st, r->db, "SELECT progress FROM runs WHERE id = ?"))
+		return db_fail(reply, r->db);
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	set(reply->json, "progress",
+	    rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL ?
+		    json_loads(db_col_text(st, 0), 0, NULL) :
+		    json_null());
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_fail(reply, r->db);
 }
 
 /* burn-down */

@@ -73,8 +73,20 @@ fi
 start=$(date +%s)
 "$kwarn" run --db "$db" --series "$series" --config "$cfg" \
 	--targets kernel/panic.o --cc gcc --cc clang-16 -j2 \
-	>"$tmp/run.out" 2>"$tmp/run.err"
+	>"$tmp/run.out" 2>"$tmp/run.err" &
+pid=$!
+# while it runs, the run says where it is (what /api/runs/{id} shows)
+seen=
+while kill -0 $pid 2>/dev/null; do
+	p=$(sqlite3 "$db" "SELECT progress FROM runs WHERE status = 'running' AND progress IS NOT NULL LIMIT 1" 2>/dev/null)
+	[ -n "$p" ] && [ -z "$seen" ] && seen=$p
+	sleep 0.5
+done
+wait $pid
 rc=$?
+echo "# progress seen: $seen"
+check "progress recorded while running" \
+	test "$(echo "$seen" | jq -r '.points')" = 3
 echo "# kwarn run --cc gcc --cc clang-16 took $(($(date +%s) - start)) s"
 sed 's/^/# /' "$tmp/run.out"
 check "two-compiler run exits 0 (rc=$rc)" test "$rc" = 0
@@ -138,6 +150,8 @@ if server_start "$db"; then
 		test "$(curl -s "$BASE/api/warnings?run=1&compiler=clang" | jq -c '[.commit.run, .total]')" = "[2,1]"
 	check "/api/commits/{id}/warnings?compiler=gcc" \
 		test "$(curl -s "$BASE/api/commits/$(sql "$db" "SELECT sha FROM commits WHERE position = 1 LIMIT 1")/warnings?run=2&compiler=gcc" | jq -c '[.commit.run, .total]')" = "[1,1]"
+	check "/api/runs/{id}: no progress once done" \
+		test "$(curl -s "$BASE/api/runs/2" | jq -c '[.status, .progress]')" = '["done",null]'
 	check "compiler= with no such build: 404" \
 		test "$(curl -s "$BASE/api/subsystems?run=1&compiler=gcc-11" | jq .status)" = 404
 	server_stop
