@@ -25,43 +25,40 @@
 
 struct ingest_ctx {
 	struct build_writer *w;
-	const char *source; /* the tree's directory, or NULL */
+	struct source_cache src; /* src.dir: the tree's directory, or NULL */
 	char *root; /* the tree root found in the log, when it is source */
-	char *src_name; /* the source file read last, and its text */
-	char *src_text;
-	size_t src_len;
 };
 
-/* The text of FILE under IC->source, read once per run of its warnings. */
-static const char *ingest_source(struct ingest_ctx *ic, const char *file,
-				 size_t *len)
+/* The text of FILE under C->dir, read once per run of its warnings. */
+static const char *source_text(struct source_cache *c, const char *file,
+			       size_t *len)
 {
 	char *path;
 
-	if (ic->src_name && !strcmp(ic->src_name, file)) {
-		*len = ic->src_len;
-		return ic->src_text;
+	if (c->name && !strcmp(c->name, file)) {
+		*len = c->len;
+		return c->text;
 	}
-	free(ic->src_name);
-	free(ic->src_text);
-	ic->src_name = xstrdup(file);
-	ic->src_text = NULL;
-	ic->src_len = 0;
-	path = xstrfmt("%s/%s", ic->source, file);
+	free(c->name);
+	free(c->text);
+	c->name = xstrdup(file);
+	c->text = NULL;
+	c->len = 0;
+	path = xstrfmt("%s/%s", c->dir, file);
 	/* a file that is not there: no function, not an error */
 	if (access(path, R_OK) ||
-	    util_read_file(&ic->src_text, &ic->src_len, path, 16 << 20)) {
-		ic->src_text = NULL;
-		ic->src_len = 0;
+	    util_read_file(&c->text, &c->len, path, 16 << 20)) {
+		c->text = NULL;
+		c->len = 0;
 	}
 	free(path);
-	*len = ic->src_len;
-	return ic->src_text;
+	*len = c->len;
+	return c->text;
 }
 
-static void ingest_emit(void *ctx, const struct diag *d)
+void source_emit(struct build_writer *w, long long object_id,
+		 const struct diag *d, struct source_cache *c)
 {
-	struct ingest_ctx *ic = ctx;
 	struct diag copy;
 	const char *text;
 	size_t len;
@@ -70,16 +67,31 @@ static void ingest_emit(void *ctx, const struct diag *d)
 	 * clang prints no "In function" header: the function comes from
 	 * the source when the tree is at hand.
 	 */
-	if (ic->source && !d->function && d->file && d->file[0] != '/' &&
-	    d->line && (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR) &&
-	    (text = ingest_source(ic, d->file, &len)) != NULL) {
+	if (c->dir && !d->function && d->file && d->file[0] != '/' && d->line &&
+	    (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR) &&
+	    (text = source_text(c, d->file, &len)) != NULL) {
 		copy = *d;
 		copy.function = diag_function_from_source(text, len, d->line);
-		bw_diag(ic->w, -1, &copy);
+		bw_diag(w, object_id, &copy);
 		free(copy.function);
 		return;
 	}
-	bw_diag(ic->w, -1, d);
+	bw_diag(w, object_id, d);
+}
+
+void source_cache_release(struct source_cache *c)
+{
+	free(c->name);
+	free(c->text);
+	c->name = c->text = NULL;
+	c->len = 0;
+}
+
+static void ingest_emit(void *ctx, const struct diag *d)
+{
+	struct ingest_ctx *ic = ctx;
+
+	source_emit(ic->w, -1, d, &ic->src);
 }
 
 /* Does DIR hold the kernel's top-level Makefile? */
@@ -225,7 +237,7 @@ static char *ingest_find_root(const char *buf, size_t len, const char *src)
 static void ingest_root(struct parser *p, struct ingest_ctx *ic,
 			const char *buf, size_t len)
 {
-	char *root = ingest_find_root(buf, len, ic->source);
+	char *root = ingest_find_root(buf, len, ic->src.dir);
 
 	if (!root)
 		return;
@@ -234,8 +246,8 @@ static void ingest_root(struct parser *p, struct ingest_ctx *ic,
 		"kwarn ingest: removed the tree root '%s' from file"
 		" names\n",
 		root);
-	if (!ic->source && root[0] == '/' && is_kernel_top(root, strlen(root)))
-		ic->source = ic->root = root;
+	if (!ic->src.dir && root[0] == '/' && is_kernel_top(root, strlen(root)))
+		ic->src.dir = ic->root = root;
 	else
 		free(root);
 }
@@ -303,7 +315,9 @@ static void feed(struct line_feed *lf, struct strbuf *carry, const char *buf,
 int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		  const struct ingest_opts *o)
 {
-	struct ingest_ctx ic = { w, o ? o->source : NULL, NULL, NULL, NULL, 0 };
+	struct ingest_ctx ic = { w,
+				 { o ? o->source : NULL, NULL, NULL, 0 },
+				 NULL };
 	struct parser *p = parse_new(ingest_emit, &ic);
 	struct line_feed lf = { p, NULL, STRBUF_INIT, 0 };
 	struct strbuf head = STRBUF_INIT, carry = STRBUF_INIT;
@@ -379,8 +393,7 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 	strbuf_release(&head);
 	strbuf_release(&carry);
 	strbuf_release(&lf.part);
-	free(ic.src_name);
-	free(ic.src_text);
+	source_cache_release(&ic.src);
 	free(ic.root);
 	parse_free(p);
 	return ret;

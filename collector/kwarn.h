@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 struct build_writer;
+struct diag;
 
 /* boot.c */
 
@@ -39,6 +40,22 @@ struct ingest_opts {
 	const char *source; /* the tree's directory, for clang's functions */
 	int find_root; /* find the tree root of absolute paths in the log */
 };
+
+/* The source files of a tree, read once per run of their warnings. */
+struct source_cache {
+	const char *dir; /* the tree's directory, or NULL: none at hand */
+	char *name, *text; /* the file read last, and its text */
+	size_t len;
+};
+
+/*
+ * Store D into W under OBJECT_ID (-1: from D's file), with its function
+ * found in the source under C->dir when the compiler printed none
+ * (clang); C caches the file.  Release C with source_cache_release().
+ */
+void source_emit(struct build_writer *w, long long object_id,
+		 const struct diag *d, struct source_cache *c);
+void source_cache_release(struct source_cache *c);
 
 /*
  * Parse the log on FD (named NAME in messages) into W, as O says (NULL:
@@ -118,6 +135,60 @@ int launcher_check(const char *launcher, int level);
  * 0 when LAUNCHER has no distcc or the hosts are unknown.
  */
 int launcher_jobs(const char *launcher);
+
+/* sites.c */
+
+/* kwarn sites --db FILE [--run ID] [--position N] [--only gcc|clang|both] */
+int cmd_sites(int argc, char **argv);
+
+/*
+ * When run RUN_ID is one of a group of several compilers: one burn-down
+ * column per compiler (live warnings, "-" where not built).  0 or -1.
+ */
+int report_print_compilers(FILE *fp, sqlite3 *db, long long run_id);
+
+/* toolchain.c */
+
+/* A compiler kwarn builds with (--cc NAME). */
+struct toolchain {
+	const char *name; /* "clang-16", as --cc takes it */
+	const char *cc; /* the compiler kwarn-cc runs */
+	const char *llvm; /* "LLVM=-16" on make's command line, or NULL */
+	int clang; /* 1: clang's flags (no fall-through levels) */
+	const char *tools[5]; /* what must be in PATH */
+	const char *packages; /* what to apt-get install */
+};
+
+/* gcc: what a run without --cc builds with. */
+const struct toolchain *toolchain_default(void);
+
+/*
+ * The compiler called NAME into *out.  An unknown name or a compiler
+ * whose tools are not installed is one error line and -1.
+ */
+int toolchain_find(const struct toolchain **out, const char *name);
+
+/*
+ * The fall-through flag T understands for level LEVEL (gcc:
+ * "-Wimplicit-fallthrough=N"; clang: "-Wimplicit-fallthrough"), a new
+ * string.
+ */
+char *toolchain_fallthrough_flag(const struct toolchain *t, int level);
+
+/* What --warnings asks for, parsed. */
+struct warn_spec {
+	char *w; /* "W=12" for make's command line, or NULL */
+	char *kcflags; /* "-Wmissing-prototypes ..." after kwarn's own */
+	char *spec; /* the canonical spec, as params record it */
+};
+
+/*
+ * Parse SPEC, a comma list of W=N kbuild levels (1, 2, 3, or several
+ * digits) and -W flags, into *out (released with warn_spec_release()).
+ * A bad item is one error line and -1.
+ */
+int warnings_parse(struct warn_spec *out, const char *spec);
+void warn_spec_release(struct warn_spec *w);
 
 /* report.c */
 

@@ -20,6 +20,7 @@ static const struct {
 	{ "warnings", cmd_warnings, "list the warnings of a stored build" },
 	{ "run", cmd_run, "build every point of a patch series and store it" },
 	{ "report", cmd_report, "per-commit report and burn-down of a run" },
+	{ "sites", cmd_sites, "a campaign's warnings across compilers" },
 	{ "nightly", cmd_nightly, "measure every newly installed kernel tree" },
 	{ "census", cmd_census, "fall-through markers and their GCC levels" },
 	{ "classify", cmd_classify, "missing break or intended fall-through?" },

@@ -315,14 +315,17 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 			const char *fn = json_string_value(
 				json_object_get(w, "function"));
 
-			fprintf(fp, ">> %s:%lld: in '%s': %s [%s] (%s)\n",
+			/* which compiler said it: campaigns run several */
+			fprintf(fp, ">> %s:%lld: in '%s': %s [%s] (%s; %s)\n",
 				json_string_value(json_object_get(w, "file")),
 				json_integer_value(json_object_get(w, "line")),
 				fn ? fn : "",
 				json_string_value(
 					json_object_get(w, "message")),
 				json_string_value(json_object_get(w, "option")),
-				json_string_value(json_object_get(w, "cause")));
+				json_string_value(json_object_get(w, "cause")),
+				json_string_value(
+					json_object_get(e, "compiler")));
 			if (json_is_object(json_object_get(w, "introduced")))
 				fprintf(fp, "   introduced by %s (\"%s\")\n",
 					json_string_value(json_object_get(

@@ -163,7 +163,7 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 		fprintf(fp, " %.50s\n", jstr(e, "subject"));
 	}
 	json_decref(arr);
-	return 0;
+	return report_print_compilers(fp, db, run_id);
 }
 
 int report_tip_has_new(sqlite3 *db, long long run_id)

@@ -45,11 +45,28 @@ struct point {
 	long long commit_id;
 };
 
+/*
+ * One compiler of a run: its own run row, commits, build directory and
+ * build parameters.  The points (and their checkouts) are shared.
+ */
+struct run_cc {
+	const struct toolchain *tc;
+	long long run_id;
+	long long *commit_ids; /* per point, -2 where no patch applied */
+	char *build_dir, *kdir, *config_hash, *compiler, *flags, *params;
+	int lockfd;
+	int measured; /* measured before: nothing to build */
+};
+
+/* make_argv()'s strings, freed by make_argv_release() */
+#define MAKE_OWNED 6
+
 struct run {
 	/* options */
 	const char *dbpath, *tree_spec, *repo, *range, *series;
 	const char *cached_name, *cached_sha256;
 	const char *config_base, *launcher, *targets;
+	const char *config_base_path; /* --config-base FILE: a full .config */
 	const char *frags[16];
 	size_t nr_frags;
 	int level, jobs, full, boot, fail_on_new, force;
@@ -57,6 +74,9 @@ struct run {
 	int *measured_before; /* set when the run was measured before */
 	const char *kind; /* "series" or "nightly" */
 	const char *pkg_version;
+	const char *cc_names[8]; /* --cc, in order; none: gcc */
+	size_t nr_cc_names;
+	const char *warnings; /* --warnings SPEC, or NULL */
 	FILE *out; /* where the summary goes */
 	int silence_s, timeout_s;
 	/* state */
@@ -68,12 +88,19 @@ struct run {
 	char *apply_failure; /* why the series stopped, if it did */
 	char **objects; /* single-object targets */
 	size_t nr_objects;
+	struct run_cc *ccs; /* one per compiler */
+	size_t nr_ccs;
+	struct run_cc *cc; /* the one being built; the fields below are its */
 	char *build_dir, *kdir; /* B, and B/.kwarn */
-	char *config_name, *config_hash, *compiler, *flags;
+	char *config_hash, *compiler, *flags, *params;
+	char *config_name;
+	char *config_base_label; /* the base, or "FILE@sha256-prefix" */
 	char *cc_path; /* kwarn-cc next to us */
-	char *params;
+	struct warn_spec ws; /* parsed --warnings */
+	struct source_cache src; /* the work tree at the point being stored */
 	int tty;
-	int64_t started;
+	int64_t started, point_started;
+	size_t expected; /* objects a cold build will compile, or 0 */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -132,27 +159,115 @@ static size_t count_dir(const char *dir)
 	return n;
 }
 
+/*
+ * Where the object count of the last build of this tree and config is
+ * kept (any compiler: their object lists are the config's), a new string.
+ */
+static char *objects_count_path(struct run *r)
+{
+	char key[65];
+
+	util_sha256_hex(key, r->config_name, strlen(r->config_name));
+	return xstrfmt("%s/builds/%s-%.12s.objects", util_cache_dir(),
+		       strrchr(r->tree->dir, '/') + 1, key);
+}
+
+/* Remember how many objects this build directory has captured. */
+static void objects_count_save(struct run *r)
+{
+	char *last = xstrfmt("%s/last", r->kdir), *path, *n;
+	size_t count = count_dir(last);
+
+	free(last);
+	if (!count || r->targets)
+		return;
+	path = objects_count_path(r);
+	n = xstrfmt("%zu\n", count);
+	if (util_write_file(path, n, strlen(n)))
+		warning("cannot keep the object count in '%s'", path);
+	free(n);
+	free(path);
+}
+
+/*
+ * The objects a cold build of this directory will compile: the previous
+ * build's count of the same config, or 0 when unknown or when the
+ * directory has built before (an incremental point compiles a few).
+ */
+static size_t objects_expected(struct run *r)
+{
+	char *last = xstrfmt("%s/last", r->kdir), *path, *text = NULL;
+	size_t had = count_dir(last);
+	long v = 0;
+
+	free(last);
+	if (had || r->targets)
+		return 0;
+	path = objects_count_path(r);
+	if (!access(path, R_OK) && !util_read_file(&text, NULL, path, 64)) {
+		text[strcspn(text, "\n")] = '\0';
+		if (util_parse_long(&v, text, 0, 1L << 30))
+			v = 0;
+	}
+	free(text);
+	free(path);
+	return (size_t)v;
+}
+
 static void progress(struct run *r, size_t k, const char *what)
 {
 	int64_t el = (util_now_ms() - r->started) / 1000;
+	int64_t pel = (util_now_ms() - r->point_started) / 1000;
 	char *cap = xstrfmt("%s/capture", r->kdir);
 	size_t objs = count_dir(cap);
+	struct strbuf sb = STRBUF_INIT;
+	long eta = -1;
 
 	free(cap);
-	if (r->tty) {
-		long eta = k ? (long)(el * (long)(r->nr_points - k) / (long)k) :
-			       -1;
-
-		fprintf(stderr,
-			"\r\033[K[%zu/%zu] %.40s: %s, %zu objects, %lds elapsed",
-			k + 1, r->nr_points, r->points[k].subject, what, objs,
-			(long)el);
-		if (eta >= 0)
-			fprintf(stderr, ", ~%lds left", eta);
-	} else {
-		fprintf(stderr, "kwarn: [%zu/%zu] %s: %s (%lds)\n", k + 1,
-			r->nr_points, r->points[k].subject, what, (long)el);
+	strbuf_addf(&sb, "%s", what);
+	if (r->nr_ccs > 1 && r->cc)
+		strbuf_addf(&sb, " (%s)", r->cc->tc->name);
+	if (!strcmp(what, "building") && r->expected && objs &&
+	    objs <= r->expected) {
+		eta = (long)(pel * (int64_t)(r->expected - objs) /
+			     (int64_t)objs);
+		strbuf_addf(&sb, ": %zu/%zu objects, about %ld min left", objs,
+			    r->expected, (eta + 59) / 60);
+	} else if (!strcmp(what, "building") && objs) {
+		strbuf_addf(&sb, ": %zu objects", objs);
 	}
+	if (r->tty)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %.40s: %s, %lds elapsed",
+			k + 1, r->nr_points, r->points[k].subject, sb.buf,
+			(long)el);
+	else
+		fprintf(stderr, "kwarn: [%zu/%zu] %s: %s (%lds)\n", k + 1,
+			r->nr_points, r->points[k].subject, sb.buf, (long)el);
+	/* the same, for /api/runs/{id} while the run goes on */
+	if (r->db && r->cc && r->run_id >= 0) {
+		json_t *o = json_object();
+		char *text;
+
+		json_object_set_new(o, "point", json_integer((json_int_t)k));
+		json_object_set_new(o, "points",
+				    json_integer((json_int_t)r->nr_points));
+		json_object_set_new(o, "compiler",
+				    json_string(r->cc->tc->name));
+		json_object_set_new(o, "stage", json_string(what));
+		json_object_set_new(o, "objects",
+				    json_integer((json_int_t)objs));
+		json_object_set_new(
+			o, "expected",
+			r->expected ? json_integer((json_int_t)r->expected) :
+				      json_null());
+		json_object_set_new(o, "eta_s",
+				    eta >= 0 ? json_integer(eta) : json_null());
+		text = json_dumps(o, JSON_COMPACT);
+		json_decref(o);
+		store_run_progress(r->db, r->run_id, text);
+		free(text);
+	}
+	strbuf_release(&sb);
 }
 
 /* Run make with ARGV; while it runs, show progress for point K. */
@@ -182,8 +297,10 @@ static int run_make(struct run *r, size_t k, const char *const *argv,
 			waitpid(pid, &status, 0);
 			return -1;
 		}
-		if (r->tty || !(shown++ % 60))
+		/* a terminal line every second, plain lines once a minute */
+		if ((r->tty && !(shown % 2)) || !(shown % 60))
 			progress(r, k, "building");
+		shown++;
 		sleep(1);
 	}
 	if (WIFEXITED(status))
@@ -210,6 +327,21 @@ static char *file_tail(const char *path, int lines)
 	return p;
 }
 
+/*
+ * KCFLAGS=: the fall-through flag the compiler understands, then the
+ * flags of --warnings (after kwarn's own, so that a -Wno- of the spec
+ * wins), a new string.
+ */
+static char *run_kcflags(struct run *r)
+{
+	char *ft = toolchain_fallthrough_flag(r->cc->tc, r->level);
+	char *s = xstrfmt("KCFLAGS=%s%s%s", ft, r->ws.kcflags ? " " : "",
+			  r->ws.kcflags ? r->ws.kcflags : "");
+
+	free(ft);
+	return s;
+}
+
 /* make -C SRC O=B ... the common part of every make command line. */
 static size_t make_argv(struct run *r, const char **argv, size_t max,
 			char **owned)
@@ -221,11 +353,10 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	argv[n++] = r->tree->src;
 	argv[n++] = owned[0] = xstrfmt("O=%s", r->build_dir);
 	argv[n++] = owned[1] = xstrfmt("-j%d", r->jobs);
-	argv[n++] = owned[2] = xstrfmt("CC=%s %s%sgcc", r->cc_path,
+	argv[n++] = owned[2] = xstrfmt("CC=%s %s%s%s", r->cc_path,
 				       r->launcher ? r->launcher : "",
-				       r->launcher ? " " : "");
-	argv[n++] = owned[3] =
-		xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d", r->level);
+				       r->launcher ? " " : "", r->cc->tc->cc);
+	argv[n++] = owned[3] = run_kcflags(r);
 	/*
 	 * The level is ours (KCFLAGS comes last and wins), so the tree's
 	 * own Kconfig level only changes every command line: a series that
@@ -233,14 +364,28 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	 * rebuild the whole kernel for identical warnings.
 	 */
 	argv[n++] = "CONFIG_CC_IMPLICIT_FALLTHROUGH=";
+	/* kbuild's LLVM=: clang, lld and the llvm tools, host tools too */
+	if (r->cc->tc->llvm)
+		argv[n++] = r->cc->tc->llvm;
+	if (r->ws.w)
+		argv[n++] = r->ws.w;
 	(void)max;
 	return n;
+}
+
+static void make_argv_release(char **owned)
+{
+	for (size_t i = 0; i < MAKE_OWNED; i++) {
+		free(owned[i]);
+		owned[i] = NULL;
+	}
 }
 
 static int configure(struct run *r)
 {
 	const char *argv[64];
-	char *owned[4] = { NULL }, *cfg = xstrfmt("%s/.config", r->build_dir);
+	char *owned[MAKE_OWNED] = { NULL },
+	     *cfg = xstrfmt("%s/.config", r->build_dir);
 	char *log = xstrfmt("%s/config.log", r->kdir), *stamp = NULL;
 	char *merge =
 		xstrfmt("%s/scripts/kconfig/merge_config.sh", r->tree->src);
@@ -253,7 +398,7 @@ static int configure(struct run *r)
 	{
 		struct strbuf sb = STRBUF_INIT;
 
-		strbuf_addstr(&sb, r->config_base);
+		strbuf_addstr(&sb, r->config_base_label);
 		for (size_t i = 0; i < r->nr_frags; i++) {
 			char *f = NULL;
 
@@ -272,10 +417,25 @@ static int configure(struct run *r)
 	}
 	unlink(log);
 	n = make_argv(r, argv, ARRAY_SIZE(argv), owned);
-	argv[n++] = r->config_base;
+	if (r->config_base_path) {
+		/* a full .config: brought up to this tree by olddefconfig */
+		char *base = NULL;
+		size_t blen = 0;
+
+		if (util_read_file(&base, &blen, r->config_base_path,
+				   64 << 20) ||
+		    util_write_file(cfg, base, blen)) {
+			free(base);
+			goto out;
+		}
+		free(base);
+		argv[n++] = "olddefconfig";
+	} else {
+		argv[n++] = r->config_base;
+	}
 	argv[n] = NULL;
 	if ((rc = util_run(argv, NULL, log, log))) {
-		error("make %s failed (exit %d), see '%s'", r->config_base, rc,
+		error("make %s failed (exit %d), see '%s'", argv[n - 1], rc,
 		      log);
 		goto out;
 	}
@@ -345,11 +505,10 @@ hash:
 		if (util_sha256_file(hash, cfg))
 			ret = -1;
 		else
-			r->config_hash = xstrdup(hash);
+			r->config_hash = r->cc->config_hash = xstrdup(hash);
 	}
 out:
-	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
-		free(owned[i]);
+	make_argv_release(owned);
 	free(cfg);
 	free(log);
 	free(stamp);
@@ -675,6 +834,7 @@ static int open_run(struct run *r)
 	ri.config = r->config_name;
 	ri.level = r->level;
 	ri.params = r->params;
+	ri.compiler = r->cc->tc->name;
 	rc = store_open_run(&r->run_id, r->db, &ri, r->force);
 	if (rc == 2) {
 		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
@@ -686,20 +846,21 @@ static int open_run(struct run *r)
 struct capture_ctx {
 	struct build_writer *w;
 	long long object_id;
+	struct source_cache *src; /* the work tree, for clang's functions */
 };
 
 static void capture_emit(void *ctx, const struct diag *d)
 {
 	struct capture_ctx *c = ctx;
 
-	bw_diag(c->w, c->object_id, d);
+	source_emit(c->w, c->object_id, d, c->src);
 }
 
 /* Parse one capture file into W under object OBJECT_ID. */
 static int parse_capture(struct run *r, struct build_writer *w,
 			 long long object_id, const char *text, size_t len)
 {
-	struct capture_ctx c = { w, object_id };
+	struct capture_ctx c = { w, object_id, &r->src };
 	struct parser *p = parse_new(capture_emit, &c);
 	char *prefix = xstrfmt("%s/", r->tree->src);
 	const char *body = memchr(text, '\n', len);
@@ -803,6 +964,8 @@ static int store_objects(struct run *r, struct build_writer *w)
 	size_t nn = 0, na = 0;
 	int ret = -1;
 
+	/* the work tree holds this point: read its files afresh */
+	source_cache_release(&r->src);
 	now = list_logs(cap, &nn);
 	for (size_t i = 0; i < nn; i++) {
 		char *from = xstrfmt("%s/%s", cap, now[i]);
@@ -920,7 +1083,8 @@ out:
 static int install_modules(struct run *r, size_t k, const char *log, char **out)
 {
 	const char *argv[64];
-	char *owned[4] = { NULL }, *root = xstrfmt("%s/modroot", r->kdir);
+	char *owned[MAKE_OWNED] = { NULL },
+	     *root = xstrfmt("%s/modroot", r->kdir);
 	char *root_arg = xstrfmt("INSTALL_MOD_PATH=%s", root);
 	size_t n;
 	int rc = -1;
@@ -948,8 +1112,7 @@ static int install_modules(struct run *r, size_t k, const char *log, char **out)
 		}
 	}
 out:
-	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
-		free(owned[i]);
+	make_argv_release(owned);
 	free(root);
 	free(root_arg);
 	return interrupted ? -1 : rc;
@@ -963,7 +1126,8 @@ static int build_point(struct run *r, size_t k)
 	 * line (a whole build is the better tool at that size).
 	 */
 	const char *argv[4096];
-	char *owned[4] = { NULL }, *log = NULL, *cap = NULL, *image = NULL;
+	char *owned[MAKE_OWNED] = { NULL }, *log = NULL, *cap = NULL,
+	     *image = NULL;
 	char **stale = NULL, *tail = NULL, *targets = NULL, *save = NULL;
 	char *pointfile = NULL, *was = NULL, *mods = NULL;
 	struct build_info bi = { 0 };
@@ -975,9 +1139,6 @@ static int build_point(struct run *r, size_t k)
 	long long build_id;
 
 	memset(&boot, 0, sizeof(boot));
-	progress(r, k, "checking out");
-	if (tree_checkout(r->tree, &p->oid))
-		return -1;
 	cap = xstrfmt("%s/capture", r->kdir);
 	/*
 	 * Captures left by an interrupted attempt at this same commit are
@@ -1001,6 +1162,8 @@ static int build_point(struct run *r, size_t k)
 	}
 	log = xstrfmt("%s/make-%zu.log", r->kdir, k);
 	unlink(log);
+	r->point_started = util_now_ms();
+	r->expected = objects_expected(r);
 	setenv("KWARN_CAPTURE_DIR", cap, 1);
 	t0 = util_now_ms();
 	n = base = make_argv(r, argv, ARRAY_SIZE(argv), owned);
@@ -1079,6 +1242,7 @@ static int build_point(struct run *r, size_t k)
 		goto out;
 	w = NULL;
 	promote_captures(r);
+	objects_count_save(r);
 	if (classify_point(r, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
 	if (rc || rc2 || rc3)
@@ -1091,8 +1255,7 @@ out_abort:
 out:
 	if (booted)
 		boot_result_release(&boot);
-	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
-		free(owned[i]);
+	make_argv_release(owned);
 	free(log);
 	free(cap);
 	free(image);
@@ -1105,12 +1268,12 @@ out:
 }
 
 /*
- * The first line of `gcc --version`: part of a run's parameters, so that
+ * The first line of `CC --version`: part of a run's parameters, so that
  * a new compiler measures again (kwarn nightly relies on it).
  */
-char *run_compiler_version(void)
+static char *compiler_version(const char *cc)
 {
-	const char *argv[] = { "gcc", "--version", NULL };
+	const char *argv[] = { cc, "--version", NULL };
 	char *out =
 		xstrfmt("%s/gcc-version.%ld", util_cache_dir(), (long)getpid());
 	char *text = NULL, *v;
@@ -1128,6 +1291,11 @@ char *run_compiler_version(void)
 	free(text);
 	free(out);
 	return v;
+}
+
+char *run_compiler_version(void)
+{
+	return compiler_version("gcc");
 }
 
 static int version_cmp_desc(const void *a, const void *b)
@@ -1272,10 +1440,19 @@ static char *make_params(struct run *r)
 		json_array_append_new(frags, json_string(text ? sha : "?"));
 		free(text);
 	}
-	json_object_set_new(o, "config_base", json_string(r->config_base));
+	json_object_set_new(o, "config_base",
+			    json_string(r->config_base_label));
 	json_object_set_new(o, "fragments", frags);
 	json_object_set_new(o, "level", json_integer(r->level));
 	json_object_set_new(o, "compiler", json_string(r->compiler));
+	/*
+	 * Only what differs from a plain run is added: a run without --cc
+	 * and --warnings keeps the parameters (and the results) it had.
+	 */
+	if (r->cc->tc != toolchain_default())
+		json_object_set_new(o, "cc", json_string(r->cc->tc->name));
+	if (r->ws.spec)
+		json_object_set_new(o, "warnings", json_string(r->ws.spec));
 	json_object_set_new(o, "full", json_boolean(r->full));
 	json_object_set_new(o, "boot", json_boolean(r->boot));
 	json_object_set_new(o, "launcher",
@@ -1309,18 +1486,50 @@ static int failed_points(long *out, struct run *r)
 	return 0;
 }
 
+/*
+ * --config-base: one of kbuild's config targets, or the path of a full
+ * .config (made absolute into *path, which the caller frees).
+ */
+static int config_base_set(struct run *r, char **path, const char *arg)
+{
+	static const char *const targets[] = {
+		"tinyconfig",	"allnoconfig",	"defconfig",
+		"allmodconfig", "allyesconfig",
+	};
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
+		if (!strcmp(arg, targets[i])) {
+			r->config_base = targets[i];
+			r->config_base_path = NULL;
+			return 0;
+		}
+	}
+	free(*path);
+	*path = realpath(arg, NULL);
+	if (!*path || stat(*path, &st) || !S_ISREG(st.st_mode))
+		return error("--config-base must be tinyconfig, allnoconfig,"
+			     " defconfig, allmodconfig, allyesconfig or a"
+			     " .config file: cannot read '%s'",
+			     arg);
+	r->config_base = "file";
+	r->config_base_path = *path;
+	return 0;
+}
+
 static void run_usage(void)
 {
 	fprintf(stderr,
 		"usage: kwarn run --db FILE [--tree TARBALL|DIR | --repo PATH"
 		" --range BASE..TIP]\n"
 		"                 [--series FILE] [--config FRAG]..."
-		" [--config-base tinyconfig|defconfig]\n"
+		" [--config-base BASE|FILE]\n"
 		"                 [--level N] [-j N] [--full] [--no-boot]"
 		" [--cc-launcher L]\n"
 		"                 [--fail-on-new] [--force] [--boot-timeout S]"
 		" [--boot-silence S]\n"
-		"                 [--targets OBJ,OBJ...]\n");
+		"                 [--targets OBJ,OBJ...] [--cc NAME]..."
+		" [--warnings W=N,-Wflag...]\n");
 }
 
 static int finish_run(struct run *r, const char *status, const char *msg)
@@ -1328,19 +1537,142 @@ static int finish_run(struct run *r, const char *status, const char *msg)
 	return store_finish_run(r->db, r->run_id, status, msg);
 }
 
+/* Make compiler C the one R builds and stores for. */
+static void run_use(struct run *r, struct run_cc *c)
+{
+	r->cc = c;
+	r->run_id = c->run_id;
+	r->build_dir = c->build_dir;
+	r->kdir = c->kdir;
+	r->config_hash = c->config_hash;
+	r->compiler = c->compiler;
+	r->flags = c->flags;
+	r->params = c->params;
+	/* clang prints no "In function": found in the work tree */
+	r->src.dir = c->tc->clang ? r->tree->src : NULL;
+	for (size_t k = 0; c->commit_ids && k < r->nr_points; k++)
+		r->points[k].commit_id = c->commit_ids[k];
+}
+
+/*
+ * Compiler C's build directory, one per tree, config and compiler (made
+ * and locked), and the flags its builds record.  Returns 0 or -1.
+ */
+static int cc_prepare(struct run *r, struct run_cc *c)
+{
+	struct strbuf key = STRBUF_INIT;
+	char cfg_key[65], *cap, *last, *lock;
+	char *kcflags;
+	int bad, rc;
+
+	run_use(r, c);
+	/*
+	 * The key of a plain gcc build is the config name, as it always
+	 * was: the builds in the cache stay valid.  A launcher, targets,
+	 * another compiler or extra warnings change every command line:
+	 * each its own directory.
+	 */
+	strbuf_addstr(&key, r->config_name);
+	if (r->launcher || r->targets)
+		strbuf_addf(&key, "|%s|%s", r->launcher ? r->launcher : "",
+			    r->targets ? "targets" : "");
+	if (c->tc != toolchain_default())
+		strbuf_addf(&key, "|cc=%s", c->tc->name);
+	if (r->ws.spec)
+		strbuf_addf(&key, "|warnings=%s", r->ws.spec);
+	util_sha256_hex(cfg_key, key.buf, key.len);
+	strbuf_release(&key);
+	c->build_dir = xstrfmt("%s/builds/%s-%.12s", util_cache_dir(),
+			       strrchr(r->tree->dir, '/') + 1, cfg_key);
+	c->kdir = xstrfmt("%s/.kwarn", c->build_dir);
+	cap = xstrfmt("%s/capture", c->kdir);
+	last = xstrfmt("%s/last", c->kdir);
+	bad = util_mkdir_p(cap) || util_mkdir_p(last);
+	free(cap);
+	free(last);
+	if (bad)
+		return -1;
+	lock = xstrfmt("%s/lock", c->kdir);
+	rc = util_lock(&c->lockfd, lock, 0);
+	free(lock);
+	if (rc) {
+		if (rc > 0)
+			error("build directory '%s' is in use by another kwarn",
+			      c->build_dir);
+		return -1;
+	}
+	run_use(r, c);
+	kcflags = run_kcflags(r);
+	c->flags = xstrfmt("%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
+			   c->tc->llvm ? c->tc->llvm : "", r->ws.w ? " " : "",
+			   r->ws.w ? r->ws.w : "",
+			   r->launcher ? " launcher=" : "",
+			   r->launcher ? r->launcher : "");
+	free(kcflags);
+	run_use(r, c);
+	return 0;
+}
+
 static void run_release(struct run *r)
 {
+	for (size_t i = 0; i < r->nr_ccs; i++) {
+		struct run_cc *c = &r->ccs[i];
+
+		if (c->lockfd >= 0)
+			close(c->lockfd);
+		free(c->commit_ids);
+		free(c->build_dir);
+		free(c->kdir);
+		free(c->config_hash);
+		free(c->compiler);
+		free(c->flags);
+		free(c->params);
+	}
+	free(r->ccs);
+	source_cache_release(&r->src);
 	run_reset_tree(r);
 	free_list(r->objects, r->nr_objects);
-	free(r->build_dir);
-	free(r->kdir);
 	free(r->config_name);
-	free(r->config_hash);
-	free(r->compiler);
-	free(r->flags);
+	free(r->config_base_label);
 	free(r->cc_path);
-	free(r->params);
+	warn_spec_release(&r->ws);
 	db_close(r->db);
+}
+
+/*
+ * The compilers and warnings R asks for, checked before anything is
+ * imported or built.  Returns 0 or -1 (reported).
+ */
+static int run_resolve(struct run *r)
+{
+	r->nr_ccs = r->nr_cc_names ? r->nr_cc_names : 1;
+	r->ccs = xcalloc(r->nr_ccs, sizeof(*r->ccs));
+	for (size_t i = 0; i < r->nr_ccs; i++) {
+		r->ccs[i].lockfd = -1;
+		r->ccs[i].run_id = -1;
+		if (!r->nr_cc_names)
+			r->ccs[i].tc = toolchain_default();
+		else if (toolchain_find(&r->ccs[i].tc, r->cc_names[i]))
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (r->ccs[j].tc == r->ccs[i].tc)
+				return error("--cc %s is given twice",
+					     r->ccs[i].tc->name);
+	}
+	if (r->warnings && warnings_parse(&r->ws, r->warnings))
+		return -1;
+	if (r->config_base_path) {
+		char sha[65];
+		const char *b = strrchr(r->config_base_path, '/');
+
+		if (util_sha256_file(sha, r->config_base_path))
+			return -1;
+		r->config_base_label = xstrfmt(
+			"%s@%.12s", b ? b + 1 : r->config_base_path, sha);
+	} else {
+		r->config_base_label = xstrdup(r->config_base);
+	}
+	return 0;
 }
 
 /*
@@ -1353,14 +1685,21 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	struct run r = r_in;
 	struct tree_info ti = { 0 };
 	char *default_series = NULL, *default_frags[2] = { NULL };
-	char *maint = NULL, *maint_path = NULL, *lock = NULL, **cands = NULL;
-	size_t ncands = 0;
-	int ret = 2, lockfd = -1, rc;
+	char *maint = NULL, *maint_path = NULL, **cands = NULL;
+	size_t ncands = 0, nmeasured = 0;
+	int ret = 2, rc;
 
-	if (r.launcher && launcher_check(r.launcher, r.level))
+	if (run_resolve(&r)) {
+		run_release(&r);
 		return 2;
+	}
+	if (r.launcher && launcher_check(r.launcher, r.level)) {
+		run_release(&r);
+		return 2;
+	}
 	if (!util_in_path("make")) {
 		error("make is not installed (run scripts/install-deps)");
+		run_release(&r);
 		return 2;
 	}
 	r.tty = isatty(2);
@@ -1445,7 +1784,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	{
 		struct strbuf sb = STRBUF_INIT;
 
-		strbuf_addstr(&sb, r.config_base);
+		strbuf_addstr(&sb, r.config_base_label);
 		for (size_t i = 0; i < r.nr_frags; i++) {
 			const char *b = strrchr(r.frags[i], '/');
 
@@ -1453,74 +1792,72 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		}
 		r.config_name = strbuf_detach(&sb, NULL);
 	}
-	r.compiler = run_compiler_version();
-	r.params = make_params(&r);
+	/* every compiler's run, resumed or new, in one transaction */
 	if (db_begin(r.db))
 		goto out;
-	if (store_tree(&r.tree_id, r.db, &ti) || (rc = open_run(&r)) < 0) {
+	if (store_tree(&r.tree_id, r.db, &ti)) {
 		db_rollback(r.db);
 		goto out;
 	}
-	if (rc == 1) {
+	for (size_t i = 0; i < r.nr_ccs; i++) {
+		struct run_cc *c = &r.ccs[i];
+
+		c->compiler = compiler_version(c->tc->cc);
+		run_use(&r, c);
+		c->params = make_params(&r);
+		run_use(&r, c);
+		if ((rc = open_run(&r)) < 0) {
+			db_rollback(r.db);
+			goto out;
+		}
+		c->run_id = r.run_id;
+		c->measured = rc == 1;
+		if (!c->measured && store_points(&r)) {
+			db_rollback(r.db);
+			goto out;
+		}
+		c->commit_ids = xcalloc(r.nr_points, sizeof(*c->commit_ids));
+		for (size_t k = 0; k < r.nr_points; k++)
+			c->commit_ids[k] = r.points[k].commit_id;
+		nmeasured += c->measured;
+	}
+	if (r.nr_ccs > 1) {
+		long long ids[ARRAY_SIZE(r.cc_names)];
+
+		for (size_t i = 0; i < r.nr_ccs; i++)
+			ids[i] = r.ccs[i].run_id;
+		if (store_group_runs(r.db, ids, r.nr_ccs)) {
+			db_rollback(r.db);
+			goto out;
+		}
+	}
+	if (db_commit(r.db)) {
 		db_rollback(r.db);
-		if (run_id_out)
-			*run_id_out = r.run_id;
-		if (r.measured_before)
-			*r.measured_before = 1;
-		/* to stderr under kwarn nightly: its stdout is the report */
-		fprintf(r.out ? r.out : stdout,
-			"run %lld: already measured (use --force to measure again)\n",
-			r.run_id);
-		ret = 0;
-		goto report;
+		goto out;
 	}
 	if (run_id_out)
-		*run_id_out = r.run_id;
-	if (store_points(&r) || db_commit(r.db)) {
-		db_rollback(r.db);
-		goto out;
+		*run_id_out = r.ccs[0].run_id;
+	if (nmeasured == r.nr_ccs) {
+		if (r.measured_before)
+			*r.measured_before = 1;
+		for (size_t i = 0; i < r.nr_ccs; i++)
+			/* to stderr under kwarn nightly: its stdout is the report */
+			fprintf(r.out ? r.out : stdout,
+				"run %lld: already measured (use --force to measure again)\n",
+				r.ccs[i].run_id);
+		ret = 0;
+		goto report;
 	}
 	if (r.points[0].commit_id == -2) {
 		/* the base overlay did not apply: nothing to build */
 		error("series stopped: %s", r.apply_failure);
-		finish_run(&r, "failed", r.apply_failure);
+		for (size_t i = 0; i < r.nr_ccs; i++) {
+			run_use(&r, &r.ccs[i]);
+			if (!r.cc->measured)
+				finish_run(&r, "failed", r.apply_failure);
+		}
 		ret = 1;
 		goto report;
-	}
-	/* the build directory: one per tree and config */
-	{
-		char cfg_key[65];
-
-		/* the launcher changes every command line: its own dir */
-		char *key = r.launcher || r.targets ?
-				    xstrfmt("%s|%s|%s", r.config_name,
-					    r.launcher ? r.launcher : "",
-					    r.targets ? "targets" : "") :
-				    xstrdup(r.config_name);
-
-		util_sha256_hex(cfg_key, key, strlen(key));
-		free(key);
-		r.build_dir = xstrfmt("%s/builds/%s-%.12s", util_cache_dir(),
-				      strrchr(r.tree->dir, '/') + 1, cfg_key);
-	}
-	r.kdir = xstrfmt("%s/.kwarn", r.build_dir);
-	{
-		char *cap = xstrfmt("%s/capture", r.kdir);
-		char *last = xstrfmt("%s/last", r.kdir);
-		int bad = util_mkdir_p(cap) || util_mkdir_p(last);
-
-		free(cap);
-		free(last);
-		if (bad)
-			goto out;
-	}
-	lock = xstrfmt("%s/lock", r.kdir);
-	rc = util_lock(&lockfd, lock, 0);
-	if (rc) {
-		if (rc > 0)
-			error("build directory '%s' is in use by another kwarn",
-			      r.build_dir);
-		goto out;
 	}
 	{
 		char *self = self_dir();
@@ -1528,65 +1865,104 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		r.cc_path = xstrfmt("%s/kwarn-cc", self);
 		free(self);
 	}
-	r.flags = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d%s%s", r.level,
-			  r.launcher ? " launcher=" : "",
-			  r.launcher ? r.launcher : "");
+	for (size_t i = 0; i < r.nr_ccs; i++) {
+		if (r.ccs[i].measured)
+			continue;
+		if (cc_prepare(&r, &r.ccs[i]))
+			goto fail;
+	}
 	progress(&r, 0, "configuring");
-	if (tree_checkout(r.tree, &r.points[0].oid) || configure(&r))
+	if (tree_checkout(r.tree, &r.points[0].oid))
 		goto fail;
+	for (size_t i = 0; i < r.nr_ccs; i++) {
+		run_use(&r, &r.ccs[i]);
+		if (!r.cc->measured && configure(&r))
+			goto fail;
+	}
 	for (size_t k = 0; k < r.nr_points; k++) {
+		int checked_out = 0;
+
 		if (r.points[k].commit_id == -2)
 			break;
-		{
+		for (size_t i = 0; i < r.nr_ccs; i++) {
 			long long built = -1;
 
+			run_use(&r, &r.ccs[i]);
+			if (r.cc->measured)
+				continue;
 			/* a resumed run: this point has its build */
 			if (query_commit_build(&built, r.db,
 					       r.points[k].commit_id))
 				goto fail;
 			if (built >= 0)
 				continue;
-		}
-		if (build_point(&r, k)) {
-			if (interrupted)
-				error("interrupted at point %zu: run again to resume",
-				      k);
-			goto fail;
+			/* one checkout serves every compiler of the point */
+			if (!checked_out) {
+				progress(&r, k, "checking out");
+				if (tree_checkout(r.tree, &r.points[k].oid))
+					goto fail;
+				checked_out = 1;
+			}
+			if (build_point(&r, k)) {
+				if (interrupted)
+					error("interrupted at point %zu: run again to resume",
+					      k);
+				goto fail;
+			}
 		}
 	}
 	if (r.tty)
 		fputc('\n', stderr);
 	if (r.apply_failure) {
 		error("series stopped: %s", r.apply_failure);
-		finish_run(&r, "failed", r.apply_failure);
+		for (size_t i = 0; i < r.nr_ccs; i++) {
+			run_use(&r, &r.ccs[i]);
+			if (!r.cc->measured)
+				finish_run(&r, "failed", r.apply_failure);
+		}
 		ret = 1;
 	} else {
-		long nfailed = 0;
+		long nfailed = 0, n;
 
-		finish_run(&r, "done", NULL);
-		if (failed_points(&nfailed, &r))
-			goto out;
+		for (size_t i = 0; i < r.nr_ccs; i++) {
+			run_use(&r, &r.ccs[i]);
+			if (r.cc->measured)
+				continue;
+			finish_run(&r, "done", NULL);
+			if (failed_points(&n, &r))
+				goto out;
+			nfailed += n;
+		}
 		ret = nfailed ? 1 : 0;
 	}
-report : {
-	int rep = report_print_run(r.out ? r.out : stdout, r.db, r.run_id,
-				   "summary");
+report:
+	for (size_t i = 0; i < r.nr_ccs; i++) {
+		long long id = r.ccs[i].run_id;
+		int rep;
 
-	if (r.fail_on_new && report_tip_has_new(r.db, r.run_id) > 0)
-		ret = 1;
-	if (rep)
-		ret = ret ? ret : 2;
-}
+		if (r.nr_ccs > 1)
+			fprintf(r.out ? r.out : stdout,
+				"compiler %s: run %lld\n", r.ccs[i].tc->name,
+				id);
+		rep = report_print_run(r.out ? r.out : stdout, r.db, id,
+				       "summary");
+		if (r.fail_on_new && report_tip_has_new(r.db, id) > 0)
+			ret = 1;
+		if (rep)
+			ret = ret ? ret : 2;
+	}
 	goto out;
 fail:
 	if (r.tty)
 		fputc('\n', stderr);
-	finish_run(&r, "stopped", interrupted ? "interrupted" : "error");
+	for (size_t i = 0; i < r.nr_ccs; i++) {
+		run_use(&r, &r.ccs[i]);
+		if (!r.cc->measured && r.run_id >= 0)
+			finish_run(&r, "stopped",
+				   interrupted ? "interrupted" : "error");
+	}
 	ret = interrupted ? 130 : 2;
 out:
-	if (lockfd >= 0)
-		close(lockfd);
-	free(lock);
 	free(default_series);
 	free(default_frags[0]);
 	free(default_frags[1]);
@@ -1647,10 +2023,12 @@ int cmd_run(int argc, char **argv)
 		{ "boot-timeout", required_argument, NULL, 'T' },
 		{ "boot-silence", required_argument, NULL, 'S' },
 		{ "targets", required_argument, NULL, 'O' },
+		{ "cc", required_argument, NULL, 'C' },
+		{ "warnings", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run r = { 0 };
-	char *abs_frags[ARRAY_SIZE(r.frags)] = { NULL };
+	char *abs_frags[ARRAY_SIZE(r.frags)] = { NULL }, *base_path = NULL;
 	int c, ret;
 	long v;
 
@@ -1694,12 +2072,18 @@ int cmd_run(int argc, char **argv)
 			r.nr_frags++;
 			break;
 		case 'B':
-			if (strcmp(optarg, "tinyconfig") &&
-			    strcmp(optarg, "defconfig")) {
-				error("--config-base must be tinyconfig or defconfig");
+			if (config_base_set(&r, &base_path, optarg))
+				return 2;
+			break;
+		case 'C':
+			if (r.nr_cc_names == ARRAY_SIZE(r.cc_names)) {
+				error("too many --cc compilers");
 				return 2;
 			}
-			r.config_base = optarg;
+			r.cc_names[r.nr_cc_names++] = optarg;
+			break;
+		case 'W':
+			r.warnings = optarg;
 			break;
 		case 'l':
 			if (util_parse_long(&v, optarg, 1, 5)) {
@@ -1768,5 +2152,6 @@ int cmd_run(int argc, char **argv)
 	ret = run_execute(r, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(abs_frags); i++)
 		free(abs_frags[i]);
+	free(base_path);
 	return ret;
 }

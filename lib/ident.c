@@ -50,10 +50,44 @@ char *ident_normalize_message(const char *msg)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* S without leading and trailing blanks: a new string, or NULL if empty. */
+static char *trimmed(const char *s)
+{
+	const char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	return end > s ? xstrndup(s, (size_t)(end - s)) : NULL;
+}
+
+/*
+ * The case label on source line S ("case FOO:", "default:"), or the
+ * trimmed line itself when it has none; a new string, or NULL if empty.
+ */
+static char *line_label(const char *s)
+{
+	const char *c, *end;
+
+	c = strstr(s, "case ");
+	if (!c)
+		c = strstr(s, "default");
+	if (!c)
+		return trimmed(s); /* no label on the line */
+	/* up to the label's ':' (not a "::"), or the end of the line */
+	end = c;
+	while (*end && !(*end == ':' && end[1] != ':'))
+		end++;
+	if (*end == ':')
+		end++;
+	return xstrndup(c, (size_t)(end - c));
+}
+
 char *ident_note_target(const struct diag *d)
 {
 	const struct diag_note *n = NULL;
-	const char *s, *c, *end;
 
 	for (size_t i = 0; i < d->nr_notes; i++) {
 		if (diag_is_here_note(&d->notes[i])) {
@@ -63,26 +97,31 @@ char *ident_note_target(const struct diag *d)
 	}
 	if (!n || !n->source)
 		return NULL;
-	s = n->source;
-	c = strstr(s, "case ");
-	if (!c)
-		c = strstr(s, "default");
-	if (!c) {
-		/* no label on the line: the trimmed line itself */
-		while (*s == ' ' || *s == '\t')
-			s++;
-		end = s + strlen(s);
-		while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		return end > s ? xstrndup(s, (size_t)(end - s)) : NULL;
-	}
-	/* up to the label's ':' (not a "::"), or the end of the line */
-	end = c;
-	while (*end && !(*end == ':' && end[1] != ':'))
-		end++;
-	if (*end == ':')
-		end++;
-	return xstrndup(c, (size_t)(end - c));
+	return line_label(n->source);
+}
+
+char *ident_site_key(const struct diag *d)
+{
+	const char *opt = d->option ? d->option : "";
+	size_t optlen = strcspn(opt, "=");
+	char *anchor = ident_note_target(d), *site;
+
+	/*
+	 * gcc warns on the statement that falls and notes the label it
+	 * reaches; clang warns on that label: the label is the anchor.
+	 */
+	if (!anchor && d->source && optlen &&
+	    !strncmp(opt, "-Wimplicit-fallthrough", optlen))
+		anchor = line_label(d->source);
+	else if (!anchor && d->source)
+		anchor = trimmed(d->source);
+	if (!anchor)
+		anchor = ident_normalize_message(d->message ? d->message : "");
+	site = xstrfmt("%s|%s|%.*s|%s", d->file ? d->file : "",
+		       d->function ? d->function : "", (int)optlen, opt,
+		       anchor);
+	free(anchor);
+	return site;
 }
 
 void ident_key_from_diag(struct ident_key *out, const struct diag *d)

@@ -40,6 +40,16 @@ char *ident_normalize_message(const char *msg);
  */
 char *ident_note_target(const struct diag *d);
 
+/*
+ * The site of D, the same whichever compiler warns there: "file|function|
+ * option without =N|anchor", the anchor being the case label a
+ * fall-through reaches (gcc's "here" note, clang's own line), else the
+ * warning line's trimmed text, else the normalised message.  Not the
+ * identity (gcc and clang word a warning differently): what links
+ * identities across compilers.  Returns a new string.
+ */
+char *ident_site_key(const struct diag *d);
+
 /* Binary hash of the key (no ordinal) into out[32]. */
 void ident_key_hash(unsigned char out[32], const struct ident_key *k);
 

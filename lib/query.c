@@ -1714,6 +1714,188 @@ void query_boot_release(struct query_boot *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * The runs of RUN's campaign: RUN and the runs of its group (kwarn run
+ * with several --cc), as "r" in a FROM clause, with r0 the run asked.
+ */
+#define GROUP_RUNS                                                          \
+	" runs r0 JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT NULL" \
+	" AND r.group_id = r0.group_id))"
+
+/* Does compiler NAME belong to what WANT names ("clang" has clang-16)? */
+static int compiler_matches(const char *name, const char *want)
+{
+	size_t l = strlen(want);
+
+	return !strncmp(name, want, l) && (!name[l] || name[l] == '-');
+}
+
+int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
+			      const char *compiler)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = -1;
+	if (db_prepare(&st, db,
+		       "SELECT c.id, COALESCE(r.compiler, 'gcc')"
+		       " FROM commits c0 JOIN runs r0 ON r0.id = c0.run_id"
+		       " JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT"
+		       "  NULL AND r.group_id = r0.group_id))"
+		       " JOIN commits c ON c.run_id = r.id"
+		       " AND c.position = c0.position"
+		       " WHERE c0.id = ? ORDER BY r.id"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (compiler_matches(db_col_text(st, 1), compiler)) {
+			*out = sqlite3_column_int64(st, 0);
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot find the %s build: %s", compiler,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *all = json_object();
+	char key[24];
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT c.position, COALESCE(r.compiler, 'gcc'),"
+		       " EXISTS (SELECT 1 FROM builds b"
+		       "  WHERE b.commit_id = c.id),"
+		       " (SELECT COUNT(*) FROM live_states s"
+		       "  WHERE s.commit_id = c.id)"
+		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
+		       " WHERE r0.id = ? ORDER BY c.position, r.id")) {
+		json_decref(all);
+		return -1;
+	}
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *pos;
+
+		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+		pos = json_object_get(all, key);
+		if (!pos) {
+			pos = json_object();
+			json_object_set_new(all, key, pos);
+		}
+		json_object_set_new(
+			pos, db_col_text(st, 1),
+			sqlite3_column_int(st, 2) ?
+				json_integer(sqlite3_column_int64(st, 3)) :
+				json_null());
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(all);
+		return error("cannot count the run's compilers: %s",
+			     sqlite3_errmsg(db));
+	}
+	*out = all;
+	return 0;
+}
+
+/* Which of "gcc" and "clang" the compilers array C names: bit 1, bit 2. */
+static int compiler_families(json_t *c)
+{
+	json_t *v;
+	size_t i;
+	int f = 0;
+
+	json_array_foreach(c, i, v) {
+		f |= compiler_matches(json_string_value(v), "gcc") ? 1 : 0;
+		f |= compiler_matches(json_string_value(v), "clang") ? 2 : 0;
+	}
+	return f;
+}
+
+int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
+		const char *only)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr = json_array(), *cur = NULL, *res;
+	const char *last = NULL;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT i.site, COALESCE(r.compiler, 'gcc'), i.file,"
+		       " i.function, i.option, i.message, i.fingerprint"
+		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
+		       " AND c.position = COALESCE(?2, (SELECT MAX(c2.position)"
+		       "  FROM commits c2 WHERE c2.run_id = r0.id"
+		       "  AND EXISTS (SELECT 1 FROM builds b"
+		       "   WHERE b.commit_id = c2.id)))"
+		       " JOIN live_states s ON s.commit_id = c.id"
+		       " JOIN identities i ON i.id = s.identity_id"
+		       " WHERE r0.id = ?1 AND i.site IS NOT NULL"
+		       " ORDER BY i.site, r.id")) {
+		json_decref(arr);
+		return -1;
+	}
+	db_bind_int(st, 1, run_id, 0);
+	db_bind_int(st, 2, position, 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *site = db_col_text(st, 0);
+		json_t *w = json_object();
+
+		if (!cur || strcmp(last, site)) {
+			cur = json_object();
+			json_object_set_new(cur, "site", json_string(site));
+			json_object_set_new(cur, "file", json_col_str(st, 2));
+			json_object_set_new(cur, "function",
+					    json_col_str(st, 3));
+			json_object_set_new(cur, "compilers", json_array());
+			json_object_set_new(cur, "warnings", json_array());
+			json_array_append_new(arr, cur);
+			last = json_string_value(json_object_get(cur, "site"));
+		}
+		json_array_append_new(json_object_get(cur, "compilers"),
+				      json_string(db_col_text(st, 1)));
+		json_object_set_new(w, "compiler",
+				    json_string(db_col_text(st, 1)));
+		json_object_set_new(w, "option", json_col_str(st, 4));
+		json_object_set_new(w, "message", json_col_str(st, 5));
+		json_object_set_new(w, "identity", json_col_str(st, 6));
+		json_array_append_new(json_object_get(cur, "warnings"), w);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the run's sites: %s",
+			     sqlite3_errmsg(db));
+	}
+	/* gcc: only gcc warns there; clang: only clang; both: both do */
+	res = json_array();
+	json_array_foreach(arr, i, cur) {
+		int f = compiler_families(json_object_get(cur, "compilers"));
+
+		if (!only || (!strcmp(only, "gcc") && f == 1) ||
+		    (!strcmp(only, "clang") && f == 2) ||
+		    (!strcmp(only, "both") && f == 3))
+			json_array_append(res, cur);
+	}
+	json_decref(arr);
+	*out = res;
+	return 0;
+}
+
+int query_last_run(long long *out, sqlite3 *db)
+{
+	return query_newest_run(out, db);
+}
+
 int query_newest_run(long long *out, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
@@ -1758,4 +1940,25 @@ int query_build_info(json_t **out, sqlite3 *db, long long build_id)
 		       "compiler:s config_name:s config_hash:s status:s "
 		       "level:i wall_ms:i created_at:i log_tail:s image:s",
 		       "build");
+}
+
+int query_run_progress(json_t **out, sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db, "SELECT progress FROM runs WHERE id = ?"))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*out = json_loads(db_col_text(st, 0), 0, NULL);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read run %lld: %s", id,
+			     sqlite3_errmsg(db));
+	if (!*out)
+		*out = json_null();
+	return 0;
 }

@@ -327,4 +327,36 @@ int query_run_info(json_t **out, sqlite3 *db, long long run_id);
  */
 int query_build_info(json_t **out, sqlite3 *db, long long build_id);
 
+/*
+ * Campaigns across compilers.  kwarn run --cc gcc --cc clang-16 makes
+ * one run per compiler over the same points, one group; a run without a
+ * group is a group of one.  A compiler name WANT matches a run's compiler
+ * when equal or its family ("clang" matches "clang-16", "gcc" "gcc-12").
+ *
+ * - query_commit_for_compiler: the commit at COMMIT_ID's position in the
+ *   run of its group built with COMPILER into *out, or -1 if none.
+ * - query_group_counts: a new object {"POSITION": {"COMPILER": live
+ *   warnings, or null when not built}} over RUN_ID's group.
+ * - query_sites: the live warnings at POSITION (-1: the run's last built
+ *   point) of RUN_ID's group, one entry per site (identities.site:
+ *   {site, file, function, compilers[], warnings[{compiler, option,
+ *   message, identity}]}), into a new array; ONLY "gcc", "clang" or
+ *   "both" keeps the sites that only gcc, only clang, or both warn about.
+ * All return 0 or -1 (reported).
+ */
+/* The newest run that is not an ingest into *out, or -1 if none. */
+int query_last_run(long long *out, sqlite3 *db);
+
+int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
+			      const char *compiler);
+int query_group_counts(json_t **out, sqlite3 *db, long long run_id);
+int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
+		const char *only);
+
+/*
+ * The progress kwarn run last wrote for run ID (JSON, while it runs), a
+ * new value in *out, or JSON null once it is done.  0 or -1 (reported).
+ */
+int query_run_progress(json_t **out, sqlite3 *db, long long id);
+
 #endif

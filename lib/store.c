@@ -178,8 +178,8 @@ static const char *const stmt_sql[ST_MAX] = {
 		    " source) VALUES (?,?,?,?,?,?,?)",
 	/* looked up first: most identities exist from an earlier build */
 	[ST_IDENT] = "INSERT INTO identities(fingerprint, kind, file, function,"
-		     " option, message, note_target, ordinal, fp_key)"
-		     " VALUES (?,?,?,?,?,?,?,?,?)",
+		     " option, message, note_target, ordinal, fp_key, site)"
+		     " VALUES (?,?,?,?,?,?,?,?,?,?)",
 	[ST_IDENT_GET] = "SELECT id FROM identities WHERE fp_key = ?"
 			 " AND fingerprint = ?",
 	[ST_OBJECT] =
@@ -453,6 +453,7 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	unsigned char kh[32], pk[32];
 	char fp[65];
 	long long id, ordinal, fp_key;
+	char *site = NULL;
 
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
@@ -487,6 +488,8 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	db_bind_text_static(st, 7, k.note_target);
 	db_bind_int(st, 8, ordinal, 0);
 	db_bind_int(st, 9, fp_key, 0);
+	site = ident_site_key(d);
+	db_bind_text_static(st, 10, site);
 	if (sqlite3_step(st) == SQLITE_DONE) {
 		id = sqlite3_last_insert_rowid(w->db);
 	} else {
@@ -499,6 +502,7 @@ place:
 		hmap_put(&w->placed, pk, id);
 out:
 	ident_key_release(&k);
+	free(site);
 	return id;
 }
 
@@ -779,7 +783,8 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	}
 	if (db_prepare(&st, db,
 		       "INSERT INTO runs(tree_id, kind, series, config, level,"
-		       " params) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"))
+		       " params, compiler) VALUES (?, ?, ?, ?, ?, ?, ?)"
+		       " RETURNING id"))
 		return -1;
 	db_bind_int(st, 1, r->tree_id, 0);
 	db_bind_text(st, 2, r->kind);
@@ -787,6 +792,7 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	db_bind_text(st, 4, r->config);
 	db_bind_int(st, 5, r->level, 0);
 	db_bind_text(st, 6, r->params);
+	db_bind_text(st, 7, r->compiler);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*out = sqlite3_column_int64(st, 0);
 		ret = 0;
@@ -797,15 +803,51 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	return ret;
 }
 
+int store_group_runs(sqlite3 *db, const long long *ids, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (db_prepare(&st, db, "UPDATE runs SET group_id = ? WHERE id = ?"))
+		return -1;
+	for (size_t i = 0; i < n && !ret; i++) {
+		db_bind_int(st, 1, ids[0], 0);
+		db_bind_int(st, 2, ids[i], 0);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			ret = error("cannot group run %lld: %s", ids[i],
+				    sqlite3_errmsg(db));
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_run_progress(sqlite3 *db, long long run_id, const char *progress)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (db_prepare(&st, db, "UPDATE runs SET progress = ? WHERE id = ?"))
+		return -1;
+	db_bind_text(st, 1, progress);
+	db_bind_int(st, 2, run_id, 0);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = error("cannot record the progress of run %lld: %s",
+			    run_id, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int store_finish_run(sqlite3 *db, long long run_id, const char *status,
 		     const char *msg)
 {
 	sqlite3_stmt *st = NULL;
 	int ret = 0;
 
-	if (db_prepare(&st, db,
-		       "UPDATE runs SET status = ?1, message = ?2,"
-		       " finished_at = unixepoch() WHERE id = ?3"))
+	if (db_prepare(
+		    &st, db,
+		    "UPDATE runs SET status = ?1, message = ?2,"
+		    " finished_at = unixepoch(), progress = NULL WHERE id = ?3"))
 		return -1;
 	db_bind_text(st, 1, status);
 	db_bind_text(st, 2, msg);

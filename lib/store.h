@@ -34,6 +34,7 @@ struct run_info {
 	const char *config;
 	int level;
 	const char *params; /* JSON: what "measured" means */
+	const char *compiler; /* the --cc name ("gcc"), or NULL */
 };
 
 /*
@@ -44,6 +45,18 @@ struct run_info {
  */
 int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 		   int force);
+
+/*
+ * Link the runs IDS[0..N) of one invocation (one per compiler): each
+ * gets group_id IDS[0], replacing an earlier group.  Returns 0 or -1.
+ */
+int store_group_runs(sqlite3 *db, const long long *ids, size_t n);
+
+/*
+ * Record where run RUN_ID is (PROGRESS: JSON text, or NULL), in its own
+ * short transaction.  Returns 0 or -1 (reported).
+ */
+int store_run_progress(sqlite3 *db, long long run_id, const char *progress);
 
 /* Set run RUN_ID's status, message (may be NULL) and finish time. */
 int store_finish_run(sqlite3 *db, long long run_id, const char *status,

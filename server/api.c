@@ -27,6 +27,7 @@
 #include "server.h"
 #include "util.h"
 #include "ident.h"
+#include "query.h"
 #include "census-tree.h"
 #include "srctree.h"
 #include "repro.h"
@@ -375,7 +376,7 @@ int api_trees(struct api_reply *reply, const struct api_req *r)
 
 int api_run(struct api_reply *reply, const struct api_req *r)
 {
-	json_t *commits = NULL;
+	json_t *commits = NULL, *progress = NULL;
 	long long id = 0;
 
 	if (parse_id(&id, reply, "run id", r->args[0]))
@@ -387,6 +388,10 @@ int api_run(struct api_reply *reply, const struct api_req *r)
 	if (query_run_commits(&commits, r->db, id))
 		return db_fail(reply, r->db);
 	set(reply->json, "commit_list", commits);
+	/* while it runs: where it is, as kwarn run last said */
+	if (query_run_progress(&progress, r->db, id))
+		return db_fail(reply, r->db);
+	set(reply->json, "progress", progress);
 	return 0;
 }
 
@@ -402,10 +407,39 @@ static int run_exists(struct api_reply *reply, sqlite3 *db, long long id)
 	return yes;
 }
 
+/*
+ * by_compiler on every entry of ARR: the point's live warnings in each
+ * run of RUN_ID's group (kwarn run --cc ... --cc ...), null where that
+ * compiler's build is missing.
+ */
+static int burndown_by_compiler(json_t *arr, sqlite3 *db, long long run_id)
+{
+	json_t *counts = NULL, *e;
+	char key[24];
+	size_t i;
+
+	if (query_group_counts(&counts, db, run_id))
+		return -1;
+	json_array_foreach(arr, i, e) {
+		json_t *bc;
+
+		snprintf(key, sizeof(key), "%lld",
+			 json_integer_value(json_object_get(e, "position")));
+		bc = json_object_get(counts, key);
+		set(e, "by_compiler", bc ? json_incref(bc) : json_object());
+	}
+	json_decref(counts);
+	return 0;
+}
+
 static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
 {
-	if (query_burndown(out, db, run_id))
+	if (query_burndown(out, db, run_id) ||
+	    burndown_by_compiler(*out, db, run_id)) {
+		json_decref(*out);
+		*out = NULL;
 		return error("cannot compute burn-down of run %lld", run_id);
+	}
 	return 0;
 }
 
@@ -487,11 +521,13 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 static int point_resolve(struct query_point *p, struct api_reply *reply,
 			 const struct api_req *r, const char *ref)
 {
-	const char *run = api_arg(r, "run");
+	const char *run = api_arg(r, "run"), *cc = api_arg(r, "compiler");
 	long long run_id = -1, commit_id = -1;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	if (cc && (!*cc || strlen(cc) > 32))
+		return api_fail(reply, 400, "bad parameter 'compiler'");
 	if (run && parse_id(&run_id, reply, "run", run))
 		return -1;
 	if (run) {
@@ -514,6 +550,18 @@ static int point_resolve(struct query_point *p, struct api_reply *reply,
 				      run ? "this run" : "any run");
 	if (query_point(p, r->db, commit_id))
 		return db_fail(reply, r->db);
+	/* compiler=: the same point as that compiler's run measured it */
+	if (cc) {
+		commit_id = p->commit_id;
+		query_point_release(p);
+		if (query_commit_for_compiler(&commit_id, r->db, commit_id, cc))
+			return db_fail(reply, r->db);
+		if (commit_id < 0)
+			return api_fail(reply, 404, "no %s build of this point",
+					cc);
+		if (query_point(p, r->db, commit_id))
+			return db_fail(reply, r->db);
+	}
 	return 0;
 }
 
@@ -1179,6 +1227,7 @@ static const struct param_rule {
 	{ "path", 1, 1024, 1, NULL, "a directory or file of the tree" },
 	{ "state", 1, 16, 1, ",new,present,fixed,not_built,",
 	  "new, present, fixed or not_built" },
+	{ "compiler", 1, 64, 1, NULL, "a compiler (gcc, clang-16, ...)" },
 };
 
 static const struct route {
@@ -1192,12 +1241,13 @@ static const struct route {
 	{ "/api/runs/*", api_run, "" },
 	{ "/api/runs/*/burndown", api_burndown, "" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
-	  "run state limit offset" },
+	  "run state limit offset compiler" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/warnings", api_warnings,
-	  "run commit file function option subsystem state limit offset" },
+	  "run commit file function option subsystem state limit offset"
+	  " compiler" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
-	{ "/api/subsystems", api_subsystems, "run commit" },
+	{ "/api/subsystems", api_subsystems, "run commit compiler" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
 	  "run commit state limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },

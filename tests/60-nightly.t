@@ -60,6 +60,8 @@ sed 's/^/# /' "$tmp/n2.txt"
 check "new warning: exit 1 (got $rc)" test "$rc" = 1
 check "report names file, function and line" \
 	grep -q ">> kernel/panic.c:$want_line: in 'kwarn_nightly_probe'" "$tmp/n2.txt"
+check "and the compiler that reported it" \
+	grep -q ">> kernel/panic.c:$want_line: in 'kwarn_nightly_probe'.*; gcc (" "$tmp/n2.txt"
 check "compared with the last nightly of 6.1" grep -q 'last nightly of this tree' "$tmp/n2.txt"
 
 # 3. nothing new: exit 0 and no build

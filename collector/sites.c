@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kwarn sites: the warnings of a campaign's point across compilers, one
+ * line per site, with the compilers that warn there; --only gcc, clang
+ * or both asks for the sites one compiler family alone reports, or both.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "kwarn.h"
+#include "query.h"
+#include "util.h"
+#include "banned.h"
+
+static void sites_usage(void)
+{
+	fprintf(stderr, "usage: kwarn sites --db FILE [--run ID] [--position N]"
+			" [--only gcc|clang|both] [--format text|json]\n");
+}
+
+static void sites_print_text(FILE *fp, json_t *sites)
+{
+	json_t *s, *c;
+	size_t i, j;
+
+	json_array_foreach(sites, i, s) {
+		struct strbuf sb = STRBUF_INIT;
+
+		json_array_foreach(json_object_get(s, "compilers"), j, c)
+			strbuf_addf(&sb, "%s%s", j ? "," : "",
+				    json_string_value(c));
+		fprintf(fp, "%-20s %s\n", sb.buf,
+			json_string_value(json_object_get(s, "site")));
+		strbuf_release(&sb);
+	}
+	fprintf(fp, "%zu site%s\n", json_array_size(sites),
+		json_array_size(sites) == 1 ? "" : "s");
+}
+
+int cmd_sites(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "position", required_argument, NULL, 'p' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dbpath = NULL, *only = NULL, *format = "text";
+	long long run = -1;
+	long pos = -1, v;
+	sqlite3 *db = NULL;
+	json_t *sites = NULL;
+	int c, ret = 2;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dbpath = optarg;
+			break;
+		case 'r':
+			if (util_parse_long(&v, optarg, 1, 1L << 40)) {
+				error("--run must be a run id, not '%s'",
+				      optarg);
+				return 2;
+			}
+			run = v;
+			break;
+		case 'p':
+			if (util_parse_long(&v, optarg, 0, 1L << 30)) {
+				error("--position must be 0 or more, not '%s'",
+				      optarg);
+				return 2;
+			}
+			pos = v;
+			break;
+		case 'o':
+			only = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		default:
+			sites_usage();
+			return 2;
+		}
+	}
+	if (!dbpath || optind != argc) {
+		sites_usage();
+		return 2;
+	}
+	if (only && strcmp(only, "gcc") && strcmp(only, "clang") &&
+	    strcmp(only, "both")) {
+		error("--only must be gcc, clang or both, not '%s'", only);
+		return 2;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		error("--format must be text or json, not '%s'", format);
+		return 2;
+	}
+	if (db_open(&db, dbpath, DB_READ_ONLY))
+		return 2;
+	if (run < 0 && query_last_run(&run, db))
+		goto out;
+	if (run < 0) {
+		error("'%s' has no run", dbpath);
+		goto out;
+	}
+	if (query_sites(&sites, db, run, pos, only))
+		goto out;
+	if (!strcmp(format, "json")) {
+		json_dumpf(sites, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		sites_print_text(stdout, sites);
+	}
+	ret = 0;
+out:
+	json_decref(sites);
+	db_close(db);
+	return ret;
+}
+
+int report_print_compilers(FILE *fp, sqlite3 *db, long long run_id)
+{
+	json_t *counts = NULL, *pos, *first, *v;
+	const char *key, *cc;
+	int ret = 0;
+
+	if (query_group_counts(&counts, db, run_id))
+		return -1;
+	first = json_object_get(counts, "0");
+	if (!first || json_object_size(first) < 2)
+		goto out;
+	fprintf(fp, "burn-down per compiler:\n  #");
+	json_object_foreach(first, cc, v)
+		fprintf(fp, " %10s", cc);
+	fputc('\n', fp);
+	/* positions in order: the keys are decimal, from 0 up */
+	for (long i = 0;; i++) {
+		char k[24];
+
+		snprintf(k, sizeof(k), "%ld", i);
+		pos = json_object_get(counts, k);
+		if (!pos)
+			break;
+		fprintf(fp, "%3ld", i);
+		json_object_foreach(first, key, v) {
+			json_t *n = json_object_get(pos, key);
+
+			if (json_is_integer(n))
+				fprintf(fp, " %10lld", json_integer_value(n));
+			else
+				fprintf(fp, " %10s", "-");
+		}
+		fputc('\n', fp);
+	}
+out:
+	json_decref(counts);
+	return ret;
+}
