@@ -14,7 +14,6 @@
 #include "util.h"
 #include "banned.h"
 
-
 const char *util_progname = "kwarn";
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
