@@ -1272,7 +1272,8 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 			      "column:i source:s message:s object:s "
 			      "identity:s function:s option:s "
 			      "verdict:s fix:s reason:s "
-			      "inline_chain:s");
+			      "inline_chain:s build:i");
+		json_object_set_new(w, "reproducer", reproducer(db, st, 7, 15));
 		json_object_set_new(w, "notes",
 				    notes_json(nt,
 					       sqlite3_column_int64(st, 1)));
