@@ -111,7 +111,7 @@ check "report names file, function and line" \
 	grep -q ">> kernel/panic.c:$want_line: in 'kwarn_repo_probe'" "$tmp/n2.txt"
 check "compared with the last nightly of the branch" \
 	grep -q 'last nightly of this tree' "$tmp/n2.txt"
-check "the code is the cause" grep -q "kwarn_repo_probe'.*(code)" "$tmp/n2.txt"
+check "the code is the cause" grep -q "kwarn_repo_probe'.*(code; gcc " "$tmp/n2.txt"
 
 # 3. nothing new: exit 0 and no build
 mid=$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")
