@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "query.h"
 #include "db.h"
 #include "ident.h"
 #include "parse.h"
@@ -216,27 +217,8 @@ static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
 
-	if (db_prepare(&st, db,
-		       "SELECT i.fingerprint, NULL, o.path, c.sha,"
-		       " (SELECT p.sha FROM commits p WHERE p.run_id = c.run_id"
-		       "  AND p.position < c.position AND EXISTS (SELECT 1"
-		       "  FROM builds pb WHERE pb.commit_id = p.id)"
-		       "  ORDER BY p.position DESC LIMIT 1),"
-		       " b.image, b.level, t.kind, t.name, t.source, t.sha256"
-		       " FROM identities i JOIN states s ON s.identity_id = i.id"
-		       " JOIN commits c ON c.id = s.commit_id"
-		       " JOIN runs r ON r.id = c.run_id"
-		       " JOIN trees t ON t.id = r.tree_id"
-		       " JOIN diagnostics d ON d.id = s.diag_id"
-		       " JOIN builds b ON b.id = d.build_id"
-		       " LEFT JOIN objects o ON o.id = d.object_id"
-		       " WHERE (i.fingerprint = ?1 OR CAST(i.id AS TEXT) = ?1)"
-		       " AND s.state IN ('new', 'present')"
-		       /* where it came after a point without it, else newest */
-		       " ORDER BY s.state = 'new' AND c.position > 0 DESC,"
-		       " c.run_id DESC, c.position LIMIT 1"))
+	if (query_bisect_stmt(&st, db, id))
 		return -1;
-	db_bind_text(st, 1, id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		error("no warning '%s' in the database", id);
 		goto out;
@@ -425,17 +407,10 @@ int bisect_nightly(json_t *entry, sqlite3 *db, const char *repo)
 
 	if (!json_is_integer(json_object_get(entry, "previous_run")))
 		return 0;
-	if (db_prepare(&st, db,
-		       "SELECT (SELECT sha FROM commits WHERE run_id = ?1"
-		       "  AND position = 0),"
-		       " (SELECT sha FROM commits WHERE run_id = ?2"
-		       "  AND position = 0)"))
+	if (query_base_shas_stmt(
+		    &st, db, json_integer_value(json_object_get(entry, "run")),
+		    json_integer_value(json_object_get(entry, "previous_run"))))
 		return -1;
-	db_bind_int(st, 1, json_integer_value(json_object_get(entry, "run")),
-		    0);
-	db_bind_int(st, 2,
-		    json_integer_value(json_object_get(entry, "previous_run")),
-		    0);
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL &&
 	    sqlite3_column_type(st, 1) != SQLITE_NULL) {

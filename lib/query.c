@@ -1963,3 +1963,56 @@ int query_run_progress(json_t **out, sqlite3 *db, long long id)
 		*out = json_null();
 	return 0;
 }
+
+int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id)
+{
+	if (db_prepare(out, db,
+		       "SELECT c.sha, b.image, b.config_hash, b.level,"
+		       " b.status, b.compiler, t.kind, t.name, t.source,"
+		       " t.sha256 FROM builds b"
+		       " JOIN commits c ON c.id = b.commit_id"
+		       " JOIN runs r ON r.id = c.run_id"
+		       " JOIN trees t ON t.id = r.tree_id WHERE b.id = ?"))
+		return -1;
+	db_bind_int(*out, 1, build_id, 0);
+	return 0;
+}
+
+int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident)
+{
+	if (db_prepare(out, db,
+		       "SELECT i.fingerprint, NULL, o.path, c.sha,"
+		       " (SELECT p.sha FROM commits p WHERE p.run_id = c.run_id"
+		       "  AND p.position < c.position AND EXISTS (SELECT 1"
+		       "  FROM builds pb WHERE pb.commit_id = p.id)"
+		       "  ORDER BY p.position DESC LIMIT 1),"
+		       " b.image, b.level, t.kind, t.name, t.source, t.sha256"
+		       " FROM identities i JOIN states s ON s.identity_id = i.id"
+		       " JOIN commits c ON c.id = s.commit_id"
+		       " JOIN runs r ON r.id = c.run_id"
+		       " JOIN trees t ON t.id = r.tree_id"
+		       " JOIN diagnostics d ON d.id = s.diag_id"
+		       " JOIN builds b ON b.id = d.build_id"
+		       " LEFT JOIN objects o ON o.id = d.object_id"
+		       " WHERE (i.fingerprint = ?1 OR CAST(i.id AS TEXT) = ?1)"
+		       " AND s.state IN ('new', 'present')"
+		       " ORDER BY s.state = 'new' AND c.position > 0 DESC,"
+		       " c.run_id DESC, c.position LIMIT 1"))
+		return -1;
+	db_bind_text(*out, 1, ident);
+	return 0;
+}
+
+int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
+			 long long prev)
+{
+	if (db_prepare(out, db,
+		       "SELECT (SELECT sha FROM commits WHERE run_id = ?1"
+		       "  AND position = 0),"
+		       " (SELECT sha FROM commits WHERE run_id = ?2"
+		       "  AND position = 0)"))
+		return -1;
+	db_bind_int(*out, 1, run, 0);
+	db_bind_int(*out, 2, prev, 0);
+	return 0;
+}

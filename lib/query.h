@@ -359,4 +359,24 @@ int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
  */
 int query_run_progress(json_t **out, sqlite3 *db, long long id);
 
+/*
+ * The facts of build BUILD_ID a reproducer needs, as a prepared statement
+ * in *out for the caller to step and finalize: commit sha, image,
+ * config_hash, level, status, compiler, tree kind, name, source, sha256.
+ * Returns 0 or -1 (reported).
+ */
+int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id);
+
+/*
+ * Warning IDENT (fingerprint or identities id) where it came after a
+ * point without it, else its newest live state, as a prepared statement
+ * for kwarn bisect to step: fingerprint, NULL, object, sha, the previous
+ * built sha, image, level, tree kind, name, source, sha256.  0 or -1.
+ */
+int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident);
+
+/* The first commits' shas of runs RUN and PREV, one row, prepared. */
+int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
+			 long long prev);
+
 #endif

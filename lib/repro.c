@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "query.h"
 #include "repro.h"
 #include "srctree.h"
 #include "util.h"
@@ -170,15 +171,8 @@ int repro_commands(char **out, sqlite3 *db, long long build_id,
 	int rc, ret = -1;
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT c.sha, b.image, b.config_hash, b.level,"
-		       " b.status, b.compiler, t.kind, t.name, t.source,"
-		       " t.sha256 FROM builds b"
-		       " JOIN commits c ON c.id = b.commit_id"
-		       " JOIN runs r ON r.id = c.run_id"
-		       " JOIN trees t ON t.id = r.tree_id WHERE b.id = ?"))
+	if (query_repro_stmt(&st, db, build_id))
 		return -1;
-	db_bind_int(st, 1, build_id, 0);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		if (rc == SQLITE_DONE)
