@@ -126,6 +126,54 @@ static char *self_dir(void)
 	return xstrdup(buf);
 }
 
+/*
+ * The launcher that kbuild runs, a new string: kwarn-cc copied to
+ * $KWARN_CACHE/bin.  kbuild rebuilds every object whose command line
+ * changed, and CC is part of it: with the launcher at one path, a second
+ * checkout or an installed kwarn reuses the objects of the cached build
+ * directories instead of rebuilding each kernel from cold.
+ */
+static char *cc_install(void)
+{
+	char *self = self_dir(), *src = xstrfmt("%s/kwarn-cc", self);
+	char *bin = xstrfmt("%s/bin", util_cache_dir());
+	char *dst = xstrfmt("%s/kwarn-cc", bin), *tmp = NULL;
+	char *mine = NULL, *theirs = NULL;
+	size_t n, m;
+	int fd;
+
+	free(self);
+	if (util_read_file(&mine, &n, src, 64 << 20))
+		goto fail;
+	if (!access(dst, R_OK) && !util_read_file(&theirs, &m, dst, 64 << 20) &&
+	    m == n && !memcmp(mine, theirs, n))
+		goto out;
+	if (util_mkdir_p(bin))
+		goto fail;
+	/* written whole and executable before it takes the name */
+	tmp = xstrfmt("%s.tmp.%d", dst, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0 || write(fd, mine, n) != (ssize_t)n || close(fd) ||
+	    rename(tmp, dst)) {
+		error("cannot install '%s' as '%s': %s", src, dst,
+		      strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+		goto fail;
+	}
+out:
+	free(src);
+	free(bin);
+	free(tmp);
+	free(mine);
+	free(theirs);
+	return dst;
+fail:
+	free(dst);
+	dst = NULL;
+	goto out;
+}
+
 /* Where kernel/ lives: $KWARN_DATA, ../kernel or ../share/kwarn/kernel. */
 char *run_data_path(const char *rel)
 {
@@ -1859,12 +1907,9 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		ret = 1;
 		goto report;
 	}
-	{
-		char *self = self_dir();
-
-		r.cc_path = xstrfmt("%s/kwarn-cc", self);
-		free(self);
-	}
+	r.cc_path = cc_install();
+	if (!r.cc_path)
+		goto fail;
 	for (size_t i = 0; i < r.nr_ccs; i++) {
 		if (r.ccs[i].measured)
 			continue;
