@@ -13,9 +13,9 @@
  * This file holds the options, the driver and the run rows; the points
  * are made in run-points.c and each one is built in run-build.c (run.h).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -27,6 +27,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "run.h"
 #include "store.h"
@@ -285,20 +286,14 @@ static int config_base_set(struct run *r, char **path, const char *arg)
 	return 0;
 }
 
-static void run_usage(void)
-{
-	fprintf(stderr,
-		"usage: kwarn run --db FILE [--tree TARBALL|DIR | --repo PATH"
-		" --range BASE..TIP]\n"
-		"                 [--series FILE] [--config FRAG]..."
-		" [--config-base BASE|FILE]\n"
-		"                 [--level N] [-j N] [--full] [--no-boot]"
-		" [--cc-launcher L]\n"
-		"                 [--fail-on-new] [--force] [--boot-timeout S]"
-		" [--boot-silence S]\n"
-		"                 [--targets OBJ,OBJ...] [--cc NAME]..."
-		" [--warnings W=N,-Wflag...]\n");
-}
+static const char *const run_usage[] = {
+	"kwarn run --db FILE [--tree TARBALL|DIR | --repo PATH --range BASE..TIP]",
+	"          [--series FILE] [--config FRAG]... [--config-base BASE|FILE]",
+	"          [--level N] [-j N] [--full] [--no-boot] [--cc-launcher L]",
+	"          [--fail-on-new] [--force] [--boot-timeout S] [--boot-silence S]",
+	"          [--targets OBJ,OBJ...] [--cc NAME]... [--warnings W=N,-Wflag...]",
+	NULL,
+};
 
 static int finish_run(struct run *r, const char *status, const char *msg)
 {
@@ -770,144 +765,89 @@ int run_request(long long *run_id_out, const struct run_request *q)
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "repo", required_argument, NULL, 'R' },
-		{ "range", required_argument, NULL, 'r' },
-		{ "series", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "config-base", required_argument, NULL, 'B' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "full", no_argument, NULL, 'F' },
-		{ "no-boot", no_argument, NULL, 'N' },
-		{ "cc-launcher", required_argument, NULL, 'L' },
-		{ "fail-on-new", no_argument, NULL, 'f' },
-		{ "force", no_argument, NULL, 'X' },
-		{ "boot-timeout", required_argument, NULL, 'T' },
-		{ "boot-silence", required_argument, NULL, 'S' },
-		{ "targets", required_argument, NULL, 'O' },
-		{ "cc", required_argument, NULL, 'C' },
-		{ "warnings", required_argument, NULL, 'W' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct run r = { 0 };
+	struct opt_list frags = { 0 }, ccs = { 0 };
+	const char *config_base = NULL;
+	long level = 3, jobs = 0, timeout_s = 0, silence_s = 0;
+	int no_boot = 0;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &r.dbpath, "FILE", "the database"),
+		OPT_STRING(0, "tree", &r.tree_spec, "TARBALL|DIR",
+			   "the kernel tree (default: the one the series names,"
+			   " else the newest installed)"),
+		OPT_STRING(0, "repo", &r.repo, "PATH",
+			   "a git repository, with --range"),
+		OPT_STRING(0, "range", &r.range, "BASE..TIP",
+			   "the commits of --repo to measure"),
+		OPT_STRING(0, "series", &r.series, "FILE",
+			   "a quilt series file (default: kernel/series)"),
+		OPT_LIST(0, "config", &frags, "FRAG", "a config fragment"),
+		OPT_STRING(0, "config-base", &config_base, "BASE|FILE",
+			   "a kbuild config target or a full .config"
+			   " (default: tinyconfig)"),
+		OPT_LONG(0, "level", &level, "N",
+			 "-Wimplicit-fallthrough level (default: 3)", 1, 5),
+		OPT_LONG('j', "jobs", &jobs, "N",
+			 "make -j (default: the launcher's hosts, else 2)", 1,
+			 256),
+		OPT_FLAG(0, "full", &r.full, "build and boot the modules too"),
+		OPT_FLAG(0, "no-boot", &no_boot, "do not boot the builds"),
+		OPT_STRING(0, "cc-launcher", &r.launcher, "L",
+			   "a compiler launcher (ccache, distcc, ...)"),
+		OPT_FLAG(0, "fail-on-new", &r.fail_on_new,
+			 "exit 1 when the tip has a warning the base lacks"),
+		OPT_FLAG(0, "force", &r.force,
+			 "measure again what was measured before"),
+		OPT_LONG(0, "boot-timeout", &timeout_s, "S",
+			 "seconds a boot may take", 1, 3600),
+		OPT_LONG(0, "boot-silence", &silence_s, "S",
+			 "seconds of console silence that end a boot", 1, 3600),
+		OPT_STRING(0, "targets", &r.targets, "OBJ,OBJ...",
+			   "build only these objects (no boot)"),
+		OPT_LIST(0, "cc", &ccs, "NAME", "a compiler (default: gcc)"),
+		OPT_STRING(0, "warnings", &r.warnings, "W=N,-Wflag...",
+			   "the warnings to measure"),
+		OPT_END,
+	};
 	char *abs_frags[ARRAY_SIZE(r.frags)] = { NULL }, *base_path = NULL;
-	int c, ret;
-	long v;
+	int argi, rc, ret = 2;
 
-	r.level = 3;
-	r.jobs = 0; /* 0: from the launcher's hosts, else 2 */
-	r.boot = 1;
-	r.config_base = "tinyconfig";
-	/* 0: boot.c's limits, longer when --full boots with modules */
-	r.silence_s = 0;
-	r.timeout_s = 0;
-	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			r.dbpath = optarg;
-			break;
-		case 't':
-			r.tree_spec = optarg;
-			break;
-		case 'R':
-			r.repo = optarg;
-			break;
-		case 'r':
-			r.range = optarg;
-			break;
-		case 's':
-			r.series = optarg;
-			break;
-		case 'c':
-			if (r.nr_frags == ARRAY_SIZE(r.frags)) {
-				error("too many --config fragments");
-				return 2;
-			}
-			if (access(optarg, R_OK)) {
-				error("cannot read config fragment '%s': %s",
-				      optarg, strerror(errno));
-				return 2;
-			}
-			/* absolute: merge_config.sh runs in the tree */
-			abs_frags[r.nr_frags] = realpath(optarg, NULL);
-			r.frags[r.nr_frags] = abs_frags[r.nr_frags];
-			r.nr_frags++;
-			break;
-		case 'B':
-			if (config_base_set(&r, &base_path, optarg))
-				return 2;
-			break;
-		case 'C':
-			if (r.nr_cc_names == ARRAY_SIZE(r.cc_names)) {
-				error("too many --cc compilers");
-				return 2;
-			}
-			r.cc_names[r.nr_cc_names++] = optarg;
-			break;
-		case 'W':
-			r.warnings = optarg;
-			break;
-		case 'l':
-			if (util_parse_long(&v, optarg, 1, 5)) {
-				error("--level must be 1 to 5, not '%s'",
-				      optarg);
-				return 2;
-			}
-			r.level = (int)v;
-			break;
-		case 'j':
-			if (util_parse_long(&v, optarg, 1, 256)) {
-				error("-j must be 1 to 256, not '%s'", optarg);
-				return 2;
-			}
-			r.jobs = (int)v;
-			break;
-		case 'F':
-			r.full = 1;
-			break;
-		case 'N':
-			r.boot = 0;
-			break;
-		case 'L':
-			r.launcher = optarg;
-			break;
-		case 'f':
-			r.fail_on_new = 1;
-			break;
-		case 'X':
-			r.force = 1;
-			break;
-		case 'O':
-			r.targets = optarg;
-			r.boot = 0;
-			break;
-		case 'T':
-			if (util_parse_long(&v, optarg, 1, 3600)) {
-				error("--boot-timeout must be 1 to 3600 seconds");
-				return 2;
-			}
-			r.timeout_s = (int)v;
-			break;
-		case 'S':
-			if (util_parse_long(&v, optarg, 1, 3600)) {
-				error("--boot-silence must be 1 to 3600 seconds");
-				return 2;
-			}
-			r.silence_s = (int)v;
-			break;
-		default:
-			run_usage();
-			return 2;
-		}
-	}
-	if (!r.dbpath || optind != argc || (r.repo && !r.range) ||
+	static_assert(ARRAY_SIZE(r.frags) == ARRAY_SIZE(frags.v),
+		      "every --config the table takes fits the run");
+	rc = opt_parse(&argi, argc, argv, opts, run_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!r.dbpath || argi != argc || (r.repo && !r.range) ||
 	    (r.range && !r.repo) || (r.repo && r.tree_spec)) {
-		run_usage();
+		opt_usage(stderr, opts, run_usage);
 		return 2;
 	}
+	for (size_t i = 0; i < frags.nr; i++) {
+		if (access(frags.v[i], R_OK)) {
+			error("cannot read config fragment '%s': %s",
+			      frags.v[i], strerror(errno));
+			goto out;
+		}
+		/* absolute: merge_config.sh runs in the tree */
+		abs_frags[r.nr_frags] = realpath(frags.v[i], NULL);
+		r.frags[r.nr_frags] = abs_frags[r.nr_frags];
+		r.nr_frags++;
+	}
+	r.config_base = "tinyconfig";
+	if (config_base && config_base_set(&r, &base_path, config_base))
+		goto out;
+	if (ccs.nr > ARRAY_SIZE(r.cc_names)) {
+		error("too many --cc compilers");
+		goto out;
+	}
+	for (size_t i = 0; i < ccs.nr; i++)
+		r.cc_names[r.nr_cc_names++] = ccs.v[i];
+	r.level = (int)level;
+	r.jobs = (int)jobs; /* 0: from the launcher's hosts, else 2 */
+	r.boot = !no_boot && !r.targets;
+	/* 0: boot.c's limits, longer when --full boots with modules */
+	r.timeout_s = (int)timeout_s;
+	r.silence_s = (int)silence_s;
 	if (!r.jobs) {
 		int hosts = r.launcher ? launcher_jobs(r.launcher) : 0;
 
@@ -915,6 +855,7 @@ int cmd_run(int argc, char **argv)
 	}
 	r.kind = "series";
 	ret = run_execute(r, NULL);
+out:
 	for (size_t i = 0; i < ARRAY_SIZE(abs_frags); i++)
 		free(abs_frags[i]);
 	free(base_path);
