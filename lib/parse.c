@@ -50,6 +50,8 @@ struct ctx_map {
 	struct ctx_entry e[CTX_MAX];
 	size_t n;
 	unsigned char slot[CTX_SLOTS]; /* entry + 1 by hash, linear probing */
+	/* the entries from the oldest seq to the newest: who is evicted */
+	unsigned char older[CTX_MAX], newer[CTX_MAX], oldest, newest;
 };
 
 struct parser {
@@ -68,6 +70,8 @@ struct parser {
 	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
 	size_t first, nr_pending; /* a ring: the oldest, and how many */
 	struct strbuf scratch, scratch2;
+	/* the last file name cleaned: its raw bytes and its clean name */
+	struct strbuf fraw, fclean;
 	struct strbuf chainbuf; /* scratch of chain_complete() */
 
 	struct ctx_map funcs; /* file -> function of its last header */
@@ -295,6 +299,8 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->chain, 0);
 	strbuf_init(&p->scratch, 0);
 	strbuf_init(&p->scratch2, 0);
+	strbuf_init(&p->fraw, 0);
+	strbuf_init(&p->fclean, 0);
 	strbuf_init(&p->inl, 0);
 	strbuf_init(&p->chainbuf, 0);
 	strbuf_init(&p->stash, 0);
@@ -411,16 +417,37 @@ static int has_dotdot(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The file name S[0..N) as we store it, its length in *LEN: valid until
+ * the next call.  A diagnostic, its notes and the header before it name
+ * the same file, so the last one is kept and only compared.
+ */
+static const char *file_clean(struct parser *p, const char *s, size_t n,
+			      size_t *len)
+{
+	file_span(p, &s, &n);
+	if (n != p->fraw.len || memcmp(s, p->fraw.buf, n)) {
+		strbuf_reset(&p->fraw);
+		strbuf_add(&p->fraw, s, n);
+		strbuf_grow(&p->fclean, n + 1);
+		clean_into(p->fclean.buf, s, n);
+		if (has_dotdot(s, n))
+			collapse_dotdot(p->fclean.buf);
+		p->fclean.len = strlen(p->fclean.buf);
+	}
+	*len = p->fclean.len;
+	return p->fclean.buf;
+}
+
 /* A file name, cleaned, into the scratch buffer SB (valid until reused). */
 static char *file_scratch(struct parser *p, struct strbuf *sb, const char *s,
 			  size_t n)
 {
-	char *f;
+	size_t len;
+	const char *f = file_clean(p, s, n, &len);
 
-	file_span(p, &s, &n);
-	strbuf_grow(sb, n + 1);
-	f = clean_into(sb->buf, s, n);
-	return has_dotdot(s, n) ? collapse_dotdot(f) : f;
+	strbuf_grow(sb, len + 1);
+	return memcpy(sb->buf, f, len + 1);
 }
 
 static char *file_dup(struct parser *p, const char *s, size_t n)
@@ -432,11 +459,10 @@ static char *file_dup(struct parser *p, const char *s, size_t n)
 static char *arena_file(struct parser *p, struct arena *a, const char *s,
 			size_t n)
 {
-	char *f;
+	size_t len;
+	const char *f = file_clean(p, s, n, &len);
 
-	file_span(p, &s, &n);
-	f = arena_clean(a, s, n);
-	return has_dotdot(s, n) ? collapse_dotdot(f) : f;
+	return memcpy(arena_alloc(a, len + 1), f, len + 1);
 }
 
 /* A quick hash of a file name, eight bytes at a time. */
@@ -509,6 +535,38 @@ static char *copy_into(char **buf, size_t *cap, const char *s)
 	return memcpy(*buf, s, n);
 }
 
+/* Put entry IDX, not in the seq order yet, at its newest end. */
+static void ctx_link_newest(struct ctx_map *m, size_t idx)
+{
+	if (m->n == 1) {
+		m->oldest = (unsigned char)idx;
+	} else {
+		m->newer[m->newest] = (unsigned char)idx;
+		m->older[idx] = m->newest;
+	}
+	m->newest = (unsigned char)idx;
+}
+
+/* E was set now, with SEQ (the largest yet): it becomes the newest. */
+static void ctx_touch(struct ctx_map *m, struct ctx_entry *e, unsigned long seq)
+{
+	size_t idx = (size_t)(e - m->e);
+
+	e->seq = seq;
+	if (idx == m->newest)
+		return;
+	/* out of the order... */
+	if (idx == m->oldest)
+		m->oldest = m->newer[idx];
+	else
+		m->newer[m->older[idx]] = m->newer[idx];
+	m->older[m->newer[idx]] = m->older[idx];
+	/* ...and back in at the newest end */
+	m->newer[m->newest] = (unsigned char)idx;
+	m->older[idx] = m->newest;
+	m->newest = (unsigned char)idx;
+}
+
 /* Set FILE (whose str_hash() is H) to VALUE in M. */
 static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 		      const char *value, unsigned long seq)
@@ -517,15 +575,13 @@ static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 
 	if (!e) {
 		if (m->n == CTX_MAX) {
-			size_t old = 0;
+			size_t old = m->oldest;
 
-			for (size_t i = 1; i < m->n; i++)
-				if (m->e[i].seq < m->e[old].seq)
-					old = i;
 			ctx_unslot(m, old);
 			e = &m->e[old];
 		} else {
 			e = &m->e[m->n++];
+			ctx_link_newest(m, (size_t)(e - m->e));
 		}
 		copy_into(&e->file, &e->fcap, file);
 		e->hash = h;
@@ -537,11 +593,11 @@ static void ctx_set_h(struct ctx_map *m, const char *file, unsigned long h,
 			m->slot[i] = (unsigned char)(e - m->e + 1);
 		}
 	} else if (e->value && value && !strcmp(e->value, value)) {
-		e->seq = seq;
+		ctx_touch(m, e, seq);
 		return;
 	}
 	e->value = value ? copy_into(&e->vbuf, &e->vcap, value) : NULL;
-	e->seq = seq;
+	ctx_touch(m, e, seq);
 }
 
 static void ctx_set(struct ctx_map *m, const char *file, const char *value,
@@ -1997,6 +2053,8 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->chain);
 	strbuf_release(&p->scratch);
 	strbuf_release(&p->scratch2);
+	strbuf_release(&p->fraw);
+	strbuf_release(&p->fclean);
 	free(p);
 }
 

@@ -8,19 +8,29 @@
  * head that libmicrohttpd would refuse with a JSON error, and hands the
  * others to libmicrohttpd (MHD_add_connection()), which reads the request
  * from the start.
+ *
+ * A connection kept alive comes back between requests: once MHD has
+ * answered every request it read, and read nothing the gate did not
+ * check, http.c's completion callback suspends it (gate_completed()),
+ * the gate peeks at the next head the same way, and resumes it, or
+ * answers the JSON error itself and leaves MHD an end of file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/tcp.h>
 
 #include "server.h"
 #include "util.h"
@@ -33,6 +43,10 @@
 /* Seconds a client has to send its first request head: then 408. */
 #define GATE_TIMEOUT 10
 #define GATE_MAX_HEADERS 100
+/* Seconds a kept-alive connection may wait for its next request. */
+#define GATE_IDLE 30
+/* Watched connections are told apart from the slots by this bit. */
+#define ID_WATCH 0x40000000u
 
 #define ID_LISTEN 0xfffffffeu
 #define ID_WAKE 0xffffffffu
@@ -44,8 +58,23 @@ struct gate_slot {
 	socklen_t alen;
 };
 
+/*
+ * What the gate knows of a connection it handed to MHD, by its fd.  The
+ * gate thread writes it before handing over and while MHD has it
+ * suspended; MHD's thread for the connection in between.
+ */
+struct gate_watch {
+	struct MHD_Connection *conn; /* non-NULL: suspended, ours to resume */
+	uint64_t checked; /* bytes of the request heads checked */
+	unsigned long heads, done; /* heads checked, requests answered */
+	int64_t deadline;
+};
+
 static struct {
 	struct MHD_Daemon *daemon;
+	struct gate_watch *watch;
+	size_t nwatch, maxfd; /* watch[] holds nwatch, fds below maxfd used */
+	int64_t idle_check; /* when expire() looks at the watched next */
 	int listen_fd, epoll_fd, wake_fd;
 	pthread_t thread;
 	int running;
@@ -115,7 +144,9 @@ static int header_is(const char *h, size_t n, const char *name)
 	return n > k && h[k] == ':' && !strncasecmp(h, name, k);
 }
 
-int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
+/* gate_head_check(), and the head's length with its empty line in *HLEN. */
+static int head_check(struct api_reply *reply, const char *buf, size_t len,
+		      size_t *hlen)
 {
 	size_t pos, n, rl, lines = 0;
 	int te = 0, host = 0, v11;
@@ -130,6 +161,7 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 		if (n == 0 || (n == 1 && buf[pos] == '\r'))
 			break;
 	}
+	*hlen = pos + n + 1;
 	len = pos;
 	n = line_len(buf, len);
 	rl = n && buf[n - 1] == '\r' ? n - 1 : n;
@@ -183,14 +215,50 @@ more:
 	return 1;
 }
 
-/* Answer REPLY's JSON error on FD and close it. */
-static void refuse(int fd, struct api_reply *reply, size_t unread)
+int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
+{
+	size_t hlen;
+
+	return head_check(reply, buf, len, &hlen);
+}
+
+/*
+ * Check the complete heads at the start of BUF (LEN bytes): their bytes
+ * and number go to *BYTES and *NHEADS, up to the first bad or incomplete
+ * one.  Returns 0 if at least one is good, else gate_head_check()'s
+ * answer for the first.
+ */
+static int heads_check(struct api_reply *reply, const char *buf, size_t len,
+		       size_t *bytes, unsigned long *nheads)
+{
+	struct api_reply later = { 0 };
+	size_t hlen;
+	int rc = head_check(reply, buf, len, &hlen);
+
+	*bytes = 0;
+	*nheads = 0;
+	if (rc)
+		return rc;
+	do {
+		*bytes += hlen;
+		++*nheads;
+	} while (*bytes < len &&
+		 !head_check(&later, buf + *bytes, len - *bytes, &hlen));
+	/* XXX a bad head pipelined after good ones reaches MHD unchecked */
+	json_decref(later.json);
+	return 0;
+}
+
+/*
+ * Answer REPLY's JSON error on FD, UNREAD bytes of the request read first
+ * (so that closing does not reset the connection), and end our side.
+ */
+static void answer(int fd, struct api_reply *reply, size_t unread)
 {
 	char *body = json_dumps(reply->json, JSON_COMPACT);
 	struct strbuf sb = STRBUF_INIT;
 	ssize_t r = 0;
 
-	/* the head read, so that closing does not reset the connection */
 	if (unread)
 		r = recv(fd, g.buf, unread, MSG_DONTWAIT);
 	(void)r;
@@ -205,11 +273,17 @@ static void refuse(int fd, struct api_reply *reply, size_t unread)
 	r = send(fd, sb.buf, sb.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)r;
 	shutdown(fd, SHUT_WR);
-	close(fd);
 	strbuf_release(&sb);
 	free(body);
 	json_decref(reply->json);
 	reply->json = NULL;
+}
+
+/* Answer REPLY's JSON error on FD and close it. */
+static void refuse(int fd, struct api_reply *reply, size_t unread)
+{
+	answer(fd, reply, unread);
+	close(fd);
 }
 
 static void slot_close(struct gate_slot *s)
@@ -218,19 +292,147 @@ static void slot_close(struct gate_slot *s)
 	s->fd = -1;
 }
 
-/* Hand S's connection to libmicrohttpd. */
+/*
+ * Hand FD's connection to libmicrohttpd, CHECKED bytes of it in NHEADS
+ * request heads checked (0 and 0: none, it is never watched).
+ */
 static void hand_over(int fd, const struct sockaddr_storage *addr,
-		      socklen_t alen)
+		      socklen_t alen, size_t checked, unsigned long nheads)
 {
+	if ((size_t)fd < g.nwatch) {
+		struct gate_watch *w = &g.watch[fd];
+
+		if ((size_t)fd >= g.maxfd)
+			g.maxfd = (size_t)fd + 1;
+		w->conn = NULL;
+		w->checked = nheads ? checked : UINT64_MAX;
+		w->heads = nheads;
+		w->done = 0;
+	}
 	/* on failure (its connection limit) MHD has closed FD itself */
 	(void)MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
 				 alen);
+}
+
+/* Give FD's suspended connection back to MHD. */
+static void watch_release(int fd)
+{
+	struct gate_watch *w = &g.watch[fd];
+	struct MHD_Connection *c = w->conn;
+
+	epoll_ctl(g.epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+	w->conn = NULL;
+	MHD_resume_connection(c);
+}
+
+/*
+ * End FD's suspended connection: REPLY's error (if any) answered, and
+ * an end of file left in its place for MHD, which then closes it.
+ */
+static void watch_end(int fd, struct api_reply *reply, size_t unread)
+{
+	int sp[2];
+
+	epoll_ctl(g.epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+	if (reply)
+		answer(fd, reply, unread);
+	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+		close(sp[1]);
+		dup2(sp[0], fd);
+		close(sp[0]);
+	} else {
+		shutdown(fd, SHUT_RDWR);
+	}
+	watch_release(fd);
+}
+
+/* The next request head of a kept-alive connection, or part of it. */
+static void on_watch(int fd, uint32_t events)
+{
+	struct gate_watch *w = &g.watch[fd];
+	struct api_reply reply = { .status = 200 };
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
+				  .data.u32 = ID_WATCH | (uint32_t)fd };
+	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
+	unsigned long nheads;
+	size_t bytes;
+	int rc;
+
+	if (!w->conn)
+		return;
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		epoll_ctl(g.epoll_fd, EPOLL_CTL_MOD, fd, &ev);
+		return;
+	}
+	/* closed, or half a head and no more to come: MHD sees the end */
+	if (n <= 0) {
+		watch_release(fd);
+		return;
+	}
+	rc = heads_check(&reply, g.buf, (size_t)n, &bytes, &nheads);
+	if (rc > 0 && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+		epoll_ctl(g.epoll_fd, EPOLL_CTL_MOD, fd, &ev);
+		return;
+	}
+	if (rc < 0) {
+		watch_end(fd, &reply, (size_t)n);
+		return;
+	}
+	w->checked += bytes;
+	w->heads += nheads;
+	watch_release(fd);
+}
+
+void gate_completed(struct MHD_Connection *c, int reuse)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP |
+					    EPOLLONESHOT };
+	struct tcp_info ti;
+	socklen_t tlen = sizeof(ti);
+	struct gate_watch *w;
+	int fd, queued = 0;
+
+	if (!ci)
+		return;
+	fd = ci->connect_fd;
+	if (fd < 0 || (size_t)fd >= g.nwatch)
+		return;
+	w = &g.watch[fd];
+	w->done++;
+	if (!reuse || !__atomic_load_n(&g.running, __ATOMIC_ACQUIRE) ||
+	    w->done != w->heads)
+		return;
+	/*
+	 * What MHD took from the socket (received less still queued) must
+	 * be exactly the heads checked and answered: else it holds bytes
+	 * the gate has not seen, and checking what comes next is too late.
+	 * XXX those bytes (a head pipelined behind an incomplete one) get
+	 * libmicrohttpd's own answer.
+	 */
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tlen) ||
+	    tlen < offsetof(struct tcp_info, tcpi_bytes_received) +
+			    sizeof(ti.tcpi_bytes_received) ||
+	    ioctl(fd, FIONREAD, &queued) ||
+	    ti.tcpi_bytes_received - (uint64_t)queued != w->checked)
+		return;
+	w->conn = c;
+	w->deadline = util_now_ms() + GATE_IDLE * 1000;
+	MHD_suspend_connection(c);
+	ev.data.u32 = ID_WATCH | (uint32_t)fd;
+	if (epoll_ctl(g.epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+		w->conn = NULL;
+		MHD_resume_connection(c);
+	}
 }
 
 static void on_data(struct gate_slot *s)
 {
 	struct api_reply reply = { .status = 200 };
 	ssize_t n = recv(s->fd, g.buf, GATE_MAX_HEAD, MSG_PEEK);
+	unsigned long nheads;
+	size_t bytes;
 	int fd = s->fd, rc;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -240,14 +442,14 @@ static void on_data(struct gate_slot *s)
 		close(fd);
 		return;
 	}
-	rc = gate_head_check(&reply, g.buf, (size_t)n);
+	rc = heads_check(&reply, g.buf, (size_t)n, &bytes, &nheads);
 	if (rc > 0)
 		return;
 	slot_close(s);
 	if (rc < 0)
 		refuse(fd, &reply, (size_t)n);
 	else
-		hand_over(fd, &s->addr, s->alen);
+		hand_over(fd, &s->addr, s->alen, bytes, nheads);
 }
 
 static void on_accept(void)
@@ -267,7 +469,7 @@ static void on_accept(void)
 			;
 		if (i == GATE_SLOTS) {
 			/* XXX past GATE_SLOTS heads pending, MHD checks alone */
-			hand_over(fd, &addr, alen);
+			hand_over(fd, &addr, alen, 0, 0);
 			continue;
 		}
 		g.slot[i].fd = fd;
@@ -298,6 +500,13 @@ static void expire(void)
 			 GATE_TIMEOUT);
 		refuse(fd, &reply, 0);
 	}
+	/* kept alive and idle too long: closed, as MHD would */
+	if (now < g.idle_check)
+		return;
+	g.idle_check = now + 1000;
+	for (size_t fd = 0; fd < g.maxfd; fd++)
+		if (g.watch[fd].conn && g.watch[fd].deadline <= now)
+			watch_end((int)fd, NULL, 0);
 }
 
 static void *gate_main(void *arg)
@@ -314,6 +523,8 @@ static void *gate_main(void *arg)
 				continue;
 			if (id == ID_LISTEN)
 				on_accept();
+			else if (id & ID_WATCH)
+				on_watch((int)(id & ~ID_WATCH), ev[i].events);
 			else if (id < GATE_SLOTS && g.slot[id].fd >= 0)
 				on_data(&g.slot[id]);
 		}
@@ -328,11 +539,16 @@ int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct sockaddr_in bound;
 	socklen_t blen = sizeof(bound);
+	struct rlimit rl;
 	int one = 1;
 
 	for (size_t i = 0; i < GATE_SLOTS; i++)
 		g.slot[i].fd = -1;
 	g.daemon = d;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		rl.rlim_cur = 1024;
+	g.nwatch = rl.rlim_cur < 65536 ? (size_t)rl.rlim_cur : 65536;
+	g.watch = xcalloc(g.nwatch, sizeof(*g.watch));
 	g.listen_fd =
 		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (g.listen_fd < 0 ||
@@ -378,6 +594,13 @@ void gate_stop(void)
 		(void)r;
 		pthread_join(g.thread, NULL);
 	}
+	/* MHD cannot stop with connections suspended */
+	for (size_t fd = 0; fd < g.maxfd; fd++)
+		if (g.watch[fd].conn)
+			watch_end((int)fd, NULL, 0);
+	free(g.watch);
+	g.watch = NULL;
+	g.nwatch = g.maxfd = 0;
 	for (size_t i = 0; i < GATE_SLOTS; i++) {
 		if (g.slot[i].fd >= 0)
 			close(g.slot[i].fd);

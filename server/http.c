@@ -88,6 +88,7 @@ struct req_ctx {
 	char *uri; /* raw request target, NULL if too long */
 	size_t len;
 	int started; /* the access handler was called once */
+	int reuse; /* answered on the second call: MHD keeps the connection */
 };
 
 static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
@@ -105,6 +106,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct req_ctx *rc = *con_cls;
 
+	gate_completed(c, rc && rc->reuse &&
+				  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
 	if (rc) {
 		free(rc->uri);
 		free(rc);
@@ -539,6 +542,22 @@ static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
 	return 0;
 }
 
+/*
+ * 1 if libmicrohttpd keeps the connection after answering this request:
+ * HTTP/1.1 without "Connection: close", or HTTP/1.0 asking keep-alive.
+ * A wrong 1 only keeps a connection MHD closed watched until the client
+ * closes it or GATE_IDLE ends.
+ */
+static int keeps_alive(struct MHD_Connection *c, const char *version)
+{
+	const char *conn =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Connection");
+
+	if (!strcmp(version, MHD_HTTP_VERSION_1_1))
+		return !conn || !strcasestr(conn, "close");
+	return conn && strcasestr(conn, "keep-alive");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -564,6 +583,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		*upload_data_size = 0; /* refused above: cannot happen */
 		return MHD_YES;
 	}
+	rc->reuse = keeps_alive(c, version);
 	if (http_target_parse(&t, &reply, rc->uri, rc->len))
 		return send_reply(c, &reply);
 	if (t.nseg >= 1 && !strcmp(t.seg[0], "api")) {
@@ -596,7 +616,7 @@ int http_start(const struct server_opts *o, unsigned short *port_out)
 	daemon_ = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
-			MHD_USE_ITC,
+			MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME,
 		0, NULL, NULL, handle, NULL, MHD_OPTION_THREAD_POOL_SIZE,
 		(unsigned int)o->threads, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)900, MHD_OPTION_CONNECTION_TIMEOUT,

@@ -118,6 +118,7 @@ void api_cache_free(void);
 
 struct MHD_Daemon;
 struct sockaddr_in;
+struct MHD_Connection;
 
 /*
  * Check the head of a connection's first request, BUF (LEN bytes, what
@@ -140,6 +141,12 @@ int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
 	       unsigned short *port_out);
 /* Stop that thread and close the socket and pending connections. */
 void gate_stop(void);
+/*
+ * MHD has answered a request on C (REUSE: and keeps the connection):
+ * from the thread that answered, suspend C until the gate has checked
+ * the next request head, if MHD has not read one already.
+ */
+void gate_completed(struct MHD_Connection *c, int reuse);
 
 /* http.c */
 

@@ -415,6 +415,44 @@ raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r
 [ "$(grep -ao 'HTTP/1.1 200 OK' "$tmp/raw" | wc -l)" = 2 ]
 ok $? "two pipelined requests: two answers"
 
+# the same bad heads as the second request of a kept-alive connection:
+# the same JSON error, after the first answer
+raw2() { # FIRST SECOND (printf formats), SECOND sent once FIRST is answered
+	(
+		trap '' PIPE
+		exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
+		printf "$1" >&3 2>/dev/null
+		timeout 15 head -c 1 <&3 >/dev/null # the first answer has begun
+		sleep 0.2
+		printf "$2" >&3 2>/dev/null
+		timeout 15 cat <&3 >"$tmp/raw"
+	)
+}
+raw2_is() { # STATUS: the first answered 200, then one STATUS in JSON
+	grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
+	# the first answer's "H" was read by raw2: its line is not counted
+	sed -n '/HTTP\/1\.1 [0-9]/,$p' "$tmp/raw" >"$tmp/second"
+	[ "$(xargs <"$tmp/lines")" = "HTTP/1.1 $1" ] &&
+		! grep -qai '<html' "$tmp/raw" &&
+		grep -qai '^content-type: application/json' "$tmp/second" &&
+		tail -n 1 "$tmp/second" | jq -e --argjson s "$1" \
+			'.status == $s and (.error | length > 0)' >/dev/null
+}
+first="GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+for r in "400 GET /api/health\r\n\r\n" "400 GET  HTTP/1.1\r\nHost: localhost\r\n\r\n" \
+	"505 GET /api/health HTTP/2.0\r\nHost: localhost\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\n X-Folded: v\r\n\r\n" \
+	"431 GET /api/health HTTP/1.1\r\nHost: localhost\r\n$hdrs\r\n"; do
+	raw2 "$first" "${r#* }"
+	t "kept alive, then $(printf '%s' "${r#* }" | head -c 50 | tr '\r\n' '  '): one ${r%% *} in JSON" \
+		raw2_is "${r%% *}"
+done
+raw2 "$first" "GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+[ "$(grep -ao 'HTTP/1.1 200 OK' "$tmp/raw" | wc -l)" = 2 ]
+ok $? "kept alive: a good second and third request are answered (1 + 2)"
+
 # DNS rebinding: on loopback only local names are served
 t "Host: evil.example: 421 JSON" err_is 421 /api/health "evil.example" \
 	-H "Host: evil.example"
