@@ -153,8 +153,10 @@ style-check:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kwarn \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/cron.d
+		$(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/cron.d \
+		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 doc/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r kernel web qemu README.md $(DESTDIR)$(PREFIX)/share/kwarn/
 	for f in kwarn-nightly.service kwarn-nightly.timer; do \
 		sed 's|@PREFIX@|$(PREFIX)|g' scripts/nightly/$$f \

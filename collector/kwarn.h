@@ -111,6 +111,14 @@ int run_request(long long *run_id_out, const struct run_request *q);
 /* The first line of `gcc --version`, as runs store it (new string). */
 char *run_compiler_version(void);
 
+/* help.c */
+
+/*
+ * kwarn help CMD: the page kwarn-CMD(1) from beside this program, shown
+ * by man(1), or as plain text when man is not installed.  Exit status.
+ */
+int cmd_help(const char *cmd);
+
 /* nightly.c */
 
 /* kwarn nightly: measure every installed tree not measured yet. */

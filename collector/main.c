@@ -35,6 +35,20 @@ static void usage(FILE *fp)
 		if (commands[i].help) /* NULL: hidden debug command */
 			fprintf(fp, "  %-10s %s\n", commands[i].name,
 				commands[i].help);
+	fprintf(fp, "\nkwarn help COMMAND shows a command's manual page"
+		    " (server, cc: the other programs').\n");
+}
+
+/* kwarn help CMD: a command of ours, or one of the other programs. */
+static int help(const char *cmd)
+{
+	if (!strcmp(cmd, "server") || !strcmp(cmd, "cc"))
+		return cmd_help(cmd);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return cmd_help(cmd);
+	error("unknown command '%s' (see kwarn --help)", cmd);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -44,6 +58,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help(argv[2]);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
