@@ -2016,3 +2016,131 @@ int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
 	db_bind_int(*out, 2, prev, 0);
 	return 0;
 }
+
+/* ---- the dashboard's views: series over a run, diffs ---- */
+
+int query_run_series(json_t **out, sqlite3 *db, long long run_id,
+		     const char *key)
+{
+	sqlite3_stmt *st = NULL, *ct = NULL;
+	json_t *o = NULL, *commits, *cells, *index;
+	char idkey[24];
+	int rc = SQLITE_ERROR, ret = -1;
+
+	*out = NULL;
+	assert(!strcmp(key, "file") || !strcmp(key, "option"));
+	if (db_prepare(&ct, db,
+		       "SELECT c.id, c.position, c.sha, c.subject, x.build_id,"
+		       " (SELECT bo.verdict FROM boots bo WHERE bo.build_id"
+		       "  = x.build_id ORDER BY bo.id DESC LIMIT 1)"
+		       " FROM commits c LEFT JOIN commit_builds x"
+		       " ON x.commit_id = c.id WHERE c.run_id = ?"
+		       " ORDER BY c.position") ||
+	    db_prepare(&st, db,
+		       !strcmp(key, "file") ?
+			       "SELECT s.commit_id, i.file, COUNT(*)"
+			       " FROM commits c JOIN live_states s"
+			       " ON s.commit_id = c.id JOIN identities i"
+			       " ON i.id = s.identity_id WHERE c.run_id = ?"
+			       " GROUP BY s.commit_id, i.file" :
+			       "SELECT s.commit_id, i.option, COUNT(*)"
+			       " FROM commits c JOIN live_states s"
+			       " ON s.commit_id = c.id JOIN identities i"
+			       " ON i.id = s.identity_id WHERE c.run_id = ?"
+			       " GROUP BY s.commit_id, i.option"))
+		goto out;
+	db_bind_int(ct, 1, run_id, 0);
+	db_bind_int(st, 1, run_id, 0);
+	o = json_object();
+	commits = json_array();
+	cells = json_array();
+	index = json_object();
+	json_object_set_new(o, "commits", commits);
+	json_object_set_new(o, "cells", cells);
+	while ((rc = sqlite3_step(ct)) == SQLITE_ROW) {
+		json_t *c = json_object();
+
+		json_set_cols(c, ct, 0, "id:i position:i sha:s subject:s");
+		json_object_set_new(c, "built",
+				    json_boolean(sqlite3_column_type(ct, 4) !=
+						 SQLITE_NULL));
+		json_object_set_new(c, "boot", json_col_str(ct, 5));
+		snprintf(idkey, sizeof(idkey), "%lld",
+			 sqlite3_column_int64(ct, 0));
+		json_object_set_new(
+			index, idkey,
+			json_integer((json_int_t)json_array_size(commits)));
+		json_array_append_new(commits, c);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *at;
+
+		snprintf(idkey, sizeof(idkey), "%lld",
+			 sqlite3_column_int64(st, 0));
+		at = json_object_get(index, idkey);
+		json_array_append_new(
+			cells, json_pack("[Ooi]", at, json_col_str(st, 1),
+					 sqlite3_column_int(st, 2)));
+	}
+	json_decref(index);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	*out = o;
+	o = NULL;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot count run %lld by %s: %s", run_id, key,
+	      sqlite3_errmsg(db));
+out:
+	json_decref(o);
+	sqlite3_finalize(ct);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT i.fingerprint, i.id, i.file,"
+		       " COALESCE(db.line, da.line), i.function, i.option,"
+		       " COALESCE(db.message, da.message, i.message),"
+		       " sa.state, sb.state"
+		       " FROM identities i"
+		       " LEFT JOIN states sa ON sa.commit_id = ?1"
+		       "  AND sa.identity_id = i.id"
+		       " LEFT JOIN states sb ON sb.commit_id = ?2"
+		       "  AND sb.identity_id = i.id"
+		       " LEFT JOIN diagnostics da ON da.id = sa.diag_id"
+		       " LEFT JOIN diagnostics db ON db.id = sb.diag_id"
+		       " WHERE i.id IN (SELECT identity_id FROM live_states"
+		       "  WHERE commit_id IN (?1, ?2))"
+		       " ORDER BY i.file, 4, i.id"))
+		return -1;
+	db_bind_int(st, 1, from, 0);
+	db_bind_int(st, 2, to, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *w = json_object();
+
+		json_set_cols(w, st, 0,
+			      "identity:s identity_id:i file:s line:i"
+			      " function:s option:s message:s from:s to:s");
+		json_array_append_new(arr, w);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot compare commits %lld and %lld: %s", from,
+			     to, sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
