@@ -1359,7 +1359,7 @@ out:
 	"  LIMIT 1) AND s.state IN ('new', 'present')),"                   \
 	" (SELECT b.compiler FROM commits c JOIN builds b"                 \
 	"  ON b.commit_id = c.id WHERE c.run_id = r.id"                    \
-	"  ORDER BY b.id LIMIT 1)"                                         \
+	"  ORDER BY b.id LIMIT 1), r.compiler, r.group_id"                 \
 	" FROM runs r JOIN trees t ON t.id = r.tree_id"
 
 static json_t *run_json(sqlite3_stmt *st)
@@ -1372,7 +1372,7 @@ static json_t *run_json(sqlite3_stmt *st)
 	json_set_cols(o, st, 4,
 		      "kind:s series:s config:s level:i status:s "
 		      "message:s started_at:i finished_at:i commits:i "
-		      "warnings:i compiler:s");
+		      "warnings:i compiler:s cc:s group:i");
 	return o;
 }
 
@@ -2143,4 +2143,78 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 	}
 	*out = arr;
 	return 0;
+}
+
+int query_identity_states(json_t **out, sqlite3 *db, const char *ident,
+			  long long run_id)
+{
+	sqlite3_stmt *st = NULL, *rs = NULL;
+	long long fp_key = -1, iid = -1;
+	json_t *o = NULL, *arr;
+	int rc = SQLITE_ERROR, id = is_id(ident), ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT i.id, i.fingerprint, (SELECT c.run_id FROM"
+		       "  states s JOIN commits c ON c.id = s.commit_id"
+		       "  WHERE s.identity_id = i.id ORDER BY c.run_id DESC"
+		       "  LIMIT 1) FROM identities i"
+		       " WHERE (i.fp_key = ?4 AND i.fingerprint = ?1)"
+		       " OR (?2 AND i.id = ?3)") ||
+	    db_prepare(&rs, db,
+		       "SELECT c.id, c.position, c.sha, c.subject, s.state,"
+		       " d.include_chain FROM commits c LEFT JOIN states s"
+		       " ON s.commit_id = c.id AND s.identity_id = ?1"
+		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		       " WHERE c.run_id = ?2 ORDER BY c.position"))
+		goto out;
+	db_bind_text(st, 1, ident);
+	sqlite3_bind_int(st, 2, id);
+	sqlite3_bind_int64(st, 3, id ? strtoll(ident, NULL, 10) : -1);
+	if (ident_fingerprint_key(&fp_key, ident))
+		sqlite3_bind_null(st, 4);
+	else
+		sqlite3_bind_int64(st, 4, fp_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		ret = 0;
+		goto out;
+	}
+	if (rc != SQLITE_ROW)
+		goto fail;
+	iid = sqlite3_column_int64(st, 0);
+	if (run_id < 0)
+		run_id = sqlite3_column_type(st, 2) == SQLITE_NULL ?
+				 0 :
+				 sqlite3_column_int64(st, 2);
+	o = json_object();
+	json_object_set_new(o, "identity", json_col_str(st, 1));
+	json_object_set_new(o, "identity_id", json_integer(iid));
+	json_object_set_new(o, "run", json_integer(run_id));
+	arr = json_array();
+	json_object_set_new(o, "states", arr);
+	db_bind_int(rs, 1, iid, 0);
+	db_bind_int(rs, 2, run_id, 0);
+	while ((rc = sqlite3_step(rs)) == SQLITE_ROW) {
+		json_t *c = json_object();
+
+		json_set_cols(c, rs, 0,
+			      "id:i position:i sha:s subject:s state:s"
+			      " include_chain:s");
+		json_array_append_new(arr, c);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	*out = o;
+	o = NULL;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot read the states of warning '%s': %s", ident,
+	      sqlite3_errmsg(db));
+out:
+	json_decref(o);
+	sqlite3_finalize(st);
+	sqlite3_finalize(rs);
+	return ret;
 }

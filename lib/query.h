@@ -401,3 +401,13 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
  * none), sorted by file and line.  0 or -1 (reported).
  */
 int query_diff(json_t **out, sqlite3 *db, long long from, long long to);
+
+/*
+ * Warning IDENT (fingerprint or identities id) across the commits of run
+ * RUN_ID (< 0: the newest run that has a state of it) into *out:
+ * {"identity", "identity_id", "run", "states": [{"id", "position", "sha",
+ * "subject", "state" (null: no state), "include_chain"}] in position
+ * order}, or NULL when IDENT names no warning.  0 or -1 (reported).
+ */
+int query_identity_states(json_t **out, sqlite3 *db, const char *ident,
+			  long long run_id);

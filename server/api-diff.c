@@ -3,6 +3,7 @@
  * GET /api/diff: the warnings new, fixed, remaining and no longer built
  * between two commits, grouped by MAINTAINERS entry.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "api-views.h"
@@ -35,19 +36,44 @@ static size_t kind_of(json_t *w)
 	return b && !strcmp(b, "not_built") ? 3 : 1;
 }
 
-/* Resolve query parameter NAME to a point, or 400 / 404. */
+/*
+ * Resolve query parameter NAME (a commit), or NAME_run (a run: its last
+ * built commit, a night's tip), to a point; or 400 / 404.
+ */
 static int side(struct query_point *p, struct api_reply *reply,
 		const struct api_req *r, const char *name, long long run_id)
 {
-	const char *ref = api_arg(r, name);
-	long long id = -1;
+	char runkey[16];
+	const char *ref = api_arg(r, name), *run;
+	long long id = -1, rid;
+	int ex;
 
-	if (!ref)
-		return api_fail(reply, 400, "missing parameter '%s'", name);
-	if (query_resolve_commit(&id, r->db, ref, run_id))
-		return db_fail(reply, r->db);
-	if (id < 0)
-		return api_fail(reply, 404, "no commit '%s'", ref);
+	snprintf(runkey, sizeof(runkey), "%s_run", name);
+	run = api_arg(r, runkey);
+	if (!!ref == !!run)
+		return api_fail(reply, 400,
+				ref ? "give '%s' or '%s', not both" :
+				      "missing parameter '%s' (or '%s')",
+				name, runkey);
+	if (run) {
+		if (parse_id(&rid, reply, runkey, run))
+			return -1;
+		ex = run_exists(reply, r->db, rid);
+		if (ex <= 0)
+			return ex < 0 ?
+				       -1 :
+				       api_fail(reply, 404, "no run %lld", rid);
+		if (query_last_built(&id, r->db, rid))
+			return db_fail(reply, r->db);
+		if (id < 0)
+			return api_fail(reply, 404,
+					"no built commit in run %lld", rid);
+	} else {
+		if (query_resolve_commit(&id, r->db, ref, run_id))
+			return db_fail(reply, r->db);
+		if (id < 0)
+			return api_fail(reply, 404, "no commit '%s'", ref);
+	}
 	if (query_point(p, r->db, id))
 		return db_fail(reply, r->db);
 	return 0;

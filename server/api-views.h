@@ -24,7 +24,8 @@ int api_run_series(struct api_reply *reply, const struct api_req *r);
 
 /*
  * GET /api/diff?from=REF&to=REF[&run=N]: what changed between two
- * commits (of one run, or the tips of two nights of a tree): {"from",
+ * commits (of one run, or of two); from_run=N or to_run=N instead names
+ * the last built commit of a run (the tips of two nights): {"from",
  * "to" (the points), "counts": {"new", "fixed", "remaining",
  * "not_built"}, "new", "fixed", "remaining", "not_built" (lists of
  * warnings), "subsystems": [{"name", "new", "fixed", "remaining",
@@ -34,6 +35,16 @@ int api_run_series(struct api_reply *reply, const struct api_req *r);
  * 404 when either names no commit.
  */
 int api_diff(struct api_reply *reply, const struct api_req *r);
+
+/*
+ * GET /api/warnings/{id}/states[?run=N]: warning ID (fingerprint or id)
+ * at every commit of run N (default: the newest run that saw it):
+ * {"identity", "identity_id", "run", "states": [{"id", "position",
+ * "sha", "subject", "state" (null: none), "include_chain"}],
+ * "introduced", "fixed" ({"id", "sha", "position", "subject"} or null),
+ * "include_chain"}.  404 for an unknown warning or run.
+ */
+int api_warning_states(struct api_reply *reply, const struct api_req *r);
 
 /* api.c's helpers */
 

@@ -1233,6 +1233,8 @@ static const struct param_rule {
 	  "subsystem, file or option" },
 	{ "from", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
 	{ "to", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
+	{ "from_run", 1, MAX_ID, 0, NULL, "a positive integer" },
+	{ "to_run", 1, MAX_ID, 0, NULL, "a positive integer" },
 };
 
 static const struct route {
@@ -1257,7 +1259,8 @@ static const struct route {
 	  "run commit state limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
 	{ "/api/runs/*/series", api_run_series, "by" },
-	{ "/api/diff", api_diff, "from to run" },
+	{ "/api/diff", api_diff, "from to run from_run to_run" },
+	{ "/api/warnings/*/states", api_warning_states, "run" },
 };
 
 const char *api_arg(const struct api_req *r, const char *name)

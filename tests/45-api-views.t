@@ -185,6 +185,49 @@ ok $? "diff with from twice: 400"
 err_is 400 "/api/diff?from=$(head -c 300 /dev/zero | tr '\0' a)&to=$C2" "from"
 ok $? "diff with a 300-byte ref: 400"
 
+# two nights of a tree are two runs: their tips by from_run / to_run
+a=$(get "/api/diff?from_run=$RUN&to_run=$CLANG_RUN" | jq -c .counts)
+b=$(jq -c .counts "$tmp/dx")
+[ "$a" = "$b" ]
+ok $? "diff of two runs' tips equals the diff of their last commits ($a)"
+err_is 400 "/api/diff?from=$C1&from_run=$RUN&to=$C2" "not both"
+ok $? "diff with from and from_run: 400"
+err_is 404 "/api/diff?from_run=999&to=$C2" "no run 999"
+ok $? "diff from an unknown run: 404"
+
+# ---- one warning across the run ----
+nb=$(jq -r '.not_built[0].identity' "$tmp/d13")
+get "/api/warnings/$nb/states?run=$RUN" >"$tmp/st"
+jq -e '[.states[].state] == ["present", "present", "not_built"] and
+	.introduced.position == 0 and .fixed == null' "$tmp/st" >/dev/null
+ok $? "states of net's warning: present, present, not built; never fixed"
+new=$(jq -r '.new[0].identity' "$tmp/d13")
+get "/api/warnings/$new/states" >"$tmp/st2"
+jq -e --argjson run "$RUN" '.run == $run and
+	[.states[].state] == [null, "new", "present"] and
+	.introduced.sha == "'"$C2"'"' "$tmp/st2" >/dev/null
+ok $? "states of afs_c's warning: none, new, present; introduced by c2"
+hdr=$(get "/api/commits/$C1/warnings?run=$RUN" |
+	jq -r '.warnings[] | select(.function == "kw_inline") | .identity')
+get "/api/warnings/$hdr/states?run=$RUN" >"$tmp/st3"
+jq -e '.fixed.sha == "'"$C3"'" and (.include_chain | test("core-device.c"))' \
+	"$tmp/st3" >/dev/null
+ok $? "the header warning: fixed by c3, its include chain ($(jq -c .include_chain "$tmp/st3"))"
+a=$(jq -c '[.states[].state]' "$tmp/st3")
+b=$(for c in $C1 $C2 $C3; do
+	sqlite3 "$DB" "SELECT COALESCE((SELECT s.state FROM states s JOIN commits c
+		ON c.id = s.commit_id JOIN identities i ON i.id = s.identity_id
+		WHERE c.sha = '$c' AND c.run_id = $RUN AND i.fingerprint = '$hdr'),
+		'null')"; done | jq -R . | jq -sc 'map(if . == "null" then null else . end)')
+[ "$a" = "$b" ]
+ok $? "the strip equals the states table ($a)"
+err_is 404 "/api/warnings/nosuchwarning/states" "no warning"
+ok $? "states of an unknown warning: 404"
+err_is 404 "/api/warnings/$hdr/states?run=999" "no run 999"
+ok $? "states in an unknown run: 404"
+err_is 400 "/api/warnings/$hdr/states?run=-1" "run"
+ok $? "states with a bad run: 400"
+
 server_stop
 ok $? "server stopped cleanly"
 echo "1..$n"
