@@ -171,8 +171,9 @@ function chart(series, commits) {
 		g.appendChild(svg('line', { x1: x(i), y1: T - 8, x2: x(i), y2: y(0),
 			class: 'boot-fail', 'data-position': c.position },
 		svg('title', {}, '#' + c.position + ': boot ' + c.boot)));
-		g.appendChild(svg('text', { x: x(i), y: T - 10, 'text-anchor': 'middle',
-			class: 'boot-fail-mark' }, '✕ ' + c.boot));
+		g.appendChild(svg('text', { x: x(i), y: T - 10, 'text-anchor':
+			x(i) > W - 160 ? 'end' : x(i) < L + 80 ? 'start' : 'middle',
+		class: 'boot-fail-mark' }, '✕ ' + c.boot));
 	});
 	const tip = el('div', { class: 'tip hidden', role: 'status' });
 	const wrap = el('div', { class: 'chart-wrap' }, g, tip);
@@ -327,7 +328,7 @@ async function newPanel(points) {
 	return panel;
 }
 
-async function viewRun(id) {
+async function viewRun(id, q) {
 	const run = pickRun(id);
 	if (!run) {
 		show(card('No runs yet', el('p', {}, 'Run `kwarn run` or `kwarn ingest` first.')));
@@ -367,6 +368,12 @@ async function viewRun(id) {
 		card('Commits', commitTable(points)));
 	const right = el('div', {}, await newPanel(points));
 	show(el('div', { class: 'grid' }, left, right));
+	// #/run/N?at=POS: that commit's point has the focus, its tip open
+	const at = q && q.get('at');
+	const pt = at !== null && at !== undefined &&
+		document.querySelector('svg.chart .point[data-position="' + Number(at) + '"]');
+	if (pt)
+		pt.focus();
 }
 
 // ---- over time: subsystems, files or options x the run's commits ----
@@ -384,6 +391,7 @@ function sparkline(counts, max) {
 }
 
 const OVER = { subsystem: 'MAINTAINERS entry', file: 'file', option: 'option' };
+const OVER_TITLE = { subsystem: 'Subsystems', file: 'Files', option: 'Options' };
 
 async function viewOver(by, q) {
 	const run = pickRun(q.get('run'));
@@ -426,8 +434,7 @@ async function viewOver(by, q) {
 	pick.value = String(at);
 	pick.addEventListener('change', () => { location.hash = hrefAt(Number(pick.value)); });
 	document.title = 'kwarn: ' + OVER[by] + ' over run #' + run;
-	show(card(OVER[by][0].toUpperCase() + OVER[by].slice(1) + 's over the commits of run #' +
-		run, tabs, el('label', { class: 'pick' }, 'rows lead to the warnings at ', pick),
+	show(card(OVER_TITLE[by] + ' over the commits of run #' + run, tabs, el('label', { class: 'pick' }, 'rows lead to the warnings at ', pick),
 	el('div', { class: 'scroll' }, el('table', { class: 'over', id: 'over' },
 		el('thead', {}, head), el('tbody', {}, ...rows)))));
 }
@@ -760,8 +767,8 @@ async function route() {
 		case 'diff': await viewDiff(q); break;
 		case 'nightly': await viewNightly(); break;
 		case 'trees': await viewTrees(); break;
-		case 'run': await viewRun(part[1]); break;
-		default: await viewRun(null);
+		case 'run': await viewRun(part[1], q); break;
+		default: await viewRun(null, q);
 		}
 	} catch (e) {
 		show(card('Error', el('p', { class: 'error' }, String(e.message || e))));
