@@ -2019,12 +2019,89 @@ int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
 
 /* ---- the dashboard's views: series over a run, diffs ---- */
 
+/* The keys of query_run_series(), interned: one number per name. */
+struct series_keys {
+	json_t *index; /* name -> number */
+	json_t *names; /* number -> name */
+	long *of_ident; /* identity id -> key number + 1, 0: not looked up */
+	size_t nident;
+	long *count, *touched; /* per key at the current commit */
+	size_t ntouched, cap;
+};
+
+/* The key number of identity IID (its file or option through LOOK). */
+static long series_key(struct series_keys *k, sqlite3_stmt *look, long long iid)
+{
+	const char *name;
+	json_t *at;
+	long n;
+
+	if (iid < 0)
+		return -1;
+	if ((size_t)iid >= k->nident) {
+		size_t m = (size_t)iid * 2 + 64;
+
+		k->of_ident = xrealloc(k->of_ident, m * sizeof(*k->of_ident));
+		memset(k->of_ident + k->nident, 0,
+		       (m - k->nident) * sizeof(*k->of_ident));
+		k->nident = m;
+	}
+	if (k->of_ident[iid])
+		return k->of_ident[iid] - 1;
+	sqlite3_reset(look);
+	sqlite3_bind_int64(look, 1, iid);
+	name = sqlite3_step(look) == SQLITE_ROW ? db_col_text(look, 0) : NULL;
+	if (!name)
+		name = "";
+	at = json_object_get(k->index, name);
+	if (at) {
+		n = (long)json_integer_value(at);
+	} else {
+		n = (long)json_array_size(k->names);
+		json_object_set_new(k->index, name, json_integer(n));
+		json_array_append_new(k->names, json_string(name));
+		if ((size_t)n >= k->cap) {
+			k->cap = k->cap ? 2 * k->cap : 256;
+			k->count =
+				xrealloc(k->count, k->cap * sizeof(*k->count));
+			k->touched = xrealloc(k->touched,
+					      k->cap * sizeof(*k->touched));
+		}
+		k->count[n] = 0;
+	}
+	k->of_ident[iid] = n + 1;
+	return n;
+}
+
+/* The counts of commit AT as cells [AT, name, count], then zero them. */
+static void series_flush(struct series_keys *k, json_t *cells, json_int_t at)
+{
+	for (size_t i = 0; i < k->ntouched; i++) {
+		long n = k->touched[i];
+
+		json_array_append_new(
+			cells, json_pack("[IOi]", at,
+					 json_array_get(k->names, (size_t)n),
+					 (int)k->count[n]));
+		k->count[n] = 0;
+	}
+	k->ntouched = 0;
+}
+
+/*
+ * The states of a run are stepped in commit order and counted here, not
+ * in SQL: a GROUP BY over a million live states and their identities
+ * sorts them all (1.9 s on bench/server's database), while stepping them
+ * is 0.2 s and the identities are looked up once each.
+ */
 int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 		     const char *key)
 {
-	sqlite3_stmt *st = NULL, *ct = NULL;
-	json_t *o = NULL, *commits, *cells, *index;
-	char idkey[24];
+	sqlite3_stmt *st = NULL, *ct = NULL, *look = NULL;
+	struct series_keys k = { 0 };
+	json_t *o = NULL, *commits, *cells;
+	long long cur = -1;
+	json_int_t at = -1;
 	int rc = SQLITE_ERROR, ret = -1;
 
 	*out = NULL;
@@ -2037,24 +2114,21 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 		       " ON x.commit_id = c.id WHERE c.run_id = ?"
 		       " ORDER BY c.position") ||
 	    db_prepare(&st, db,
+		       "SELECT s.commit_id, s.identity_id FROM commits c"
+		       " JOIN live_states s ON s.commit_id = c.id"
+		       " WHERE c.run_id = ? ORDER BY c.position") ||
+	    db_prepare(&look, db,
 		       !strcmp(key, "file") ?
-			       "SELECT s.commit_id, i.file, COUNT(*)"
-			       " FROM commits c JOIN live_states s"
-			       " ON s.commit_id = c.id JOIN identities i"
-			       " ON i.id = s.identity_id WHERE c.run_id = ?"
-			       " GROUP BY s.commit_id, i.file" :
-			       "SELECT s.commit_id, i.option, COUNT(*)"
-			       " FROM commits c JOIN live_states s"
-			       " ON s.commit_id = c.id JOIN identities i"
-			       " ON i.id = s.identity_id WHERE c.run_id = ?"
-			       " GROUP BY s.commit_id, i.option"))
+			       "SELECT file FROM identities WHERE id = ?" :
+			       "SELECT option FROM identities WHERE id = ?"))
 		goto out;
 	db_bind_int(ct, 1, run_id, 0);
 	db_bind_int(st, 1, run_id, 0);
 	o = json_object();
 	commits = json_array();
 	cells = json_array();
-	index = json_object();
+	k.index = json_object();
+	k.names = json_array();
 	json_object_set_new(o, "commits", commits);
 	json_object_set_new(o, "cells", cells);
 	while ((rc = sqlite3_step(ct)) == SQLITE_ROW) {
@@ -2065,28 +2139,32 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 				    json_boolean(sqlite3_column_type(ct, 4) !=
 						 SQLITE_NULL));
 		json_object_set_new(c, "boot", json_col_str(ct, 5));
-		snprintf(idkey, sizeof(idkey), "%lld",
-			 sqlite3_column_int64(ct, 0));
-		json_object_set_new(
-			index, idkey,
-			json_integer((json_int_t)json_array_size(commits)));
 		json_array_append_new(commits, c);
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *at;
+		long long cid = sqlite3_column_int64(st, 0);
+		long n = series_key(&k, look, sqlite3_column_int64(st, 1));
 
-		snprintf(idkey, sizeof(idkey), "%lld",
-			 sqlite3_column_int64(st, 0));
-		at = json_object_get(index, idkey);
-		json_array_append_new(
-			cells, json_pack("[Ooi]", at, json_col_str(st, 1),
-					 sqlite3_column_int(st, 2)));
+		if (cid != cur) {
+			series_flush(&k, cells, at);
+			cur = cid;
+			/* the commits come in the same order as the states */
+			while ((size_t)++at < json_array_size(commits) &&
+			       json_integer_value(json_object_get(
+				       json_array_get(commits, (size_t)at),
+				       "id")) != cid)
+				;
+		}
+		if (n < 0)
+			continue;
+		if (!k.count[n]++)
+			k.touched[k.ntouched++] = n;
 	}
-	json_decref(index);
 	if (rc != SQLITE_DONE)
 		goto fail;
+	series_flush(&k, cells, at);
 	*out = o;
 	o = NULL;
 	ret = 0;
@@ -2096,8 +2174,14 @@ fail:
 	      sqlite3_errmsg(db));
 out:
 	json_decref(o);
+	json_decref(k.index);
+	json_decref(k.names);
+	free(k.of_ident);
+	free(k.count);
+	free(k.touched);
 	sqlite3_finalize(ct);
 	sqlite3_finalize(st);
+	sqlite3_finalize(look);
 	return ret;
 }
 

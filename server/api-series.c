@@ -114,7 +114,7 @@ static void add_by_subsystem(struct rows *rs, const struct maint *m,
 		json_t *list, *e;
 		size_t k;
 
-		if (!f)
+		if (!f || at < 0 || (size_t)at >= rs->ncommits)
 			continue;
 		list = json_object_get(memo, f);
 		if (!list) {
@@ -195,6 +195,8 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 			json_int_t at =
 				json_integer_value(json_array_get(cell, 0));
 
+			if (at < 0 || (size_t)at >= rs.ncommits)
+				continue;
 			row_of(&rs, name ? name : "")[at] +=
 				json_integer_value(json_array_get(cell, 2));
 		}

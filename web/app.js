@@ -780,6 +780,7 @@ async function route() {
 	});
 	document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
 	document.body.setAttribute('data-requests', String(requests));
+	document.body.setAttribute('data-page-ms', performance.now().toFixed(1));
 	document.body.setAttribute('data-ready', '1');
 }
 
