@@ -301,7 +301,7 @@ function warningItem(w, extra) {
 			link('#/warning/' + enc(w.identity) + '/' + enc(extra.commit),
 				w.message)),
 		el('div', { class: 'where mono' },
-			w.file + ':' + w.line + ':' + w.column +
+			w.file + ':' + w.line + (w.column ? ':' + w.column : '') +
 			(w.function ? ' in ' + w.function + '()' : '') +
 			(w.option ? ' [' + w.option + ']' : '')),
 		classification(w),
@@ -309,22 +309,26 @@ function warningItem(w, extra) {
 			'introduced by #' + extra.position + ' ' + extra.subject) : null);
 }
 
-async function newPanel(points) {
+// The warnings new since the base and still there at the tip, from one
+// request (the diff of the two), whatever the number of commits.
+async function newPanel(points, run) {
 	const panel = el('section', { class: 'card new-panel', id: 'new-warnings' },
 		el('h2', {}, 'New warnings'));
-	const withNew = points.filter((p) => p.new).reverse().slice(0, 20);
-	if (!withNew.length) {
+	const built = points.filter((p) => p.warnings !== null);
+	if (built.length < 2 || !points.some((p) => p.new)) {
 		panel.appendChild(el('p', { class: 'muted' }, 'No commit of this run adds a warning.'));
 		return panel;
 	}
-	const lists = await Promise.all(withNew.map((p) =>
-		api('/api/commits/' + p.id + '/warnings?state=new&limit=50')
-			.catch(() => ({ warnings: [] }))));
-	withNew.forEach((p, i) => {
-		for (const w of lists[i].warnings)
-			panel.appendChild(warningItem(w, { commit: p.commit,
-				position: p.position, subject: p.subject || short(p.commit) }));
-	});
+	const first = built[0], last = built[built.length - 1];
+	const d = await api('/api/diff?run=' + run + '&from=' + first.id + '&to=' + last.id);
+	panel.appendChild(el('p', { class: 'muted' }, d.counts.new + ' new since the base and ' +
+		'still there at the tip'));
+	for (const w of d.new.slice(0, 50))
+		panel.appendChild(warningItem(Object.assign({ state: 'new' }, w),
+			{ commit: last.commit }));
+	if (d.new.length > 50 || d.counts.new)
+		panel.appendChild(link('#/diff?run=' + run + '&from=' + first.id + '&to=' + last.id,
+			'the whole diff of base and tip'));
 	return panel;
 }
 
@@ -366,7 +370,7 @@ async function viewRun(id, q) {
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
 		chart(groupSeries(group, bds), commits)),
 		card('Commits', commitTable(points)));
-	const right = el('div', {}, await newPanel(points));
+	const right = el('div', {}, await newPanel(points, run));
 	show(el('div', { class: 'grid' }, left, right));
 	// #/run/N?at=POS: that commit's point has the focus, its tip open
 	const at = q && q.get('at');
@@ -390,7 +394,18 @@ function sparkline(counts, max) {
 		svg('polyline', { points: pts.join(' ') }));
 }
 
+// A table cell of the over-time view, made directly: there are tens of
+// thousands of them, and el()'s generality costs a third of the time.
+function countCell(v, at) {
+	const td = document.createElement('td');
+	td.className = 'num cell' + (at ? ' at' : '') + (v ? '' : ' zero');
+	td.setAttribute('data-count', v === null ? '' : String(v));
+	td.textContent = num(v);
+	return td;
+}
+
 const OVER = { subsystem: 'MAINTAINERS entry', file: 'file', option: 'option' };
+const OVER_PAGE = 40;
 const OVER_TITLE = { subsystem: 'Subsystems', file: 'Files', option: 'Options' };
 
 async function viewOver(by, q) {
@@ -412,7 +427,8 @@ async function viewOver(by, q) {
 	const rowHref = (name) => !c ? '#' :
 		by === 'subsystem' ? '#/subsystem/' + run + '/' + enc(name) + '?commit=' + c.id :
 			'#/warnings?run=' + run + '&commit=' + c.id + '&' + by + '=' + enc(name);
-	const hrefAt = (i) => '#/over/' + by + '?run=' + run + '&at=' + commits[i].position;
+	const hrefAt = (i) => '#/over/' + by + '?run=' + run + '&at=' + commits[i].position +
+		(q.get('rows') ? '&rows=' + enc(q.get('rows')) : '');
 	const head = el('tr', {}, el('th', { class: 'name' }, OVER[by]),
 		el('th', {}, 'trend'),
 		...commits.map((x, i) => el('th', { class: 'num col' + (i === at ? ' at' : ''),
@@ -422,12 +438,23 @@ async function viewOver(by, q) {
 	for (const r of res.rows)
 		for (const v of r.counts)
 			max = Math.max(max, v || 0);
-	const rows = res.rows.map((r) => el('tr', { class: 'over-row' },
+	// OVER_PAGE rows at a time: a row is a cell per commit
+	const from = Math.max(0, Number(q.get('rows') || 0));
+	const page = res.rows.slice(from, from + OVER_PAGE);
+	const more = el('div', { class: 'pager' });
+	const pageHref = (o) => '#/over/' + by + '?run=' + run + '&at=' + (c ? c.position : 0) +
+		'&rows=' + o;
+	if (from > 0)
+		more.appendChild(link(pageHref(Math.max(0, from - OVER_PAGE)), '← previous rows'));
+	more.appendChild(el('span', { class: 'muted' }, (res.rows.length ? from + 1 : 0) + '–' +
+		(from + page.length) + ' of ' + res.rows.length + ' rows'));
+	if (from + OVER_PAGE < res.rows.length)
+		more.appendChild(link(pageHref(from + OVER_PAGE), 'next rows →'));
+	const rows = page.map((r) => el('tr', { class: 'over-row' },
 		el('td', { class: 'name' }, el('a', { href: rowHref(r.name), class: 'cut',
 			title: r.name }, r.name)),
 		el('td', { class: 'sparkcell' }, sparkline(r.counts, max)),
-		...r.counts.map((v, i) => el('td', { class: 'num cell' + (i === at ? ' at' : '') +
-			(v ? '' : ' zero'), 'data-count': v === null ? '' : v }, num(v)))));
+		...r.counts.map((v, i) => countCell(v, i === at))));
 	const pick = el('select', { 'aria-label': 'commit' }, ...commits.map((x, i) =>
 		el('option', { value: String(i) }, '#' + x.position + ' ' + short(x.sha) + ' ' +
 			(x.subject || ''))));
@@ -436,7 +463,7 @@ async function viewOver(by, q) {
 	document.title = 'kwarn: ' + OVER[by] + ' over run #' + run;
 	show(card(OVER_TITLE[by] + ' over the commits of run #' + run, tabs, el('label', { class: 'pick' }, 'rows lead to the warnings at ', pick),
 	el('div', { class: 'scroll' }, el('table', { class: 'over', id: 'over' },
-		el('thead', {}, head), el('tbody', {}, ...rows)))));
+		el('thead', {}, head), el('tbody', {}, ...rows))), more));
 }
 
 // ---- warnings filtered by file, option or subsystem at a commit ----
