@@ -58,8 +58,12 @@ static int by_base(const void *a, const void *b)
 	return strcmp(sort_rows->name[i], sort_rows->name[k]);
 }
 
-/* ROWS as the answer's "rows", by count at the base, then name. */
-static json_t *rows_json(struct rows *rs)
+/*
+ * ROWS as the answer's "rows", by count at the base, then name: LIMIT of
+ * them (< 0: all) from OFFSET.  *max gets the largest count of all.
+ */
+static json_t *rows_json(struct rows *rs, long limit, long offset,
+			 long long *max)
 {
 	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 	size_t *order = xcalloc(rs->n + 1, sizeof(*order));
@@ -71,7 +75,12 @@ static json_t *rows_json(struct rows *rs)
 	sort_rows = rs;
 	qsort(order, rs->n, sizeof(*order), by_base);
 	pthread_mutex_unlock(&sort_lock);
-	for (size_t k = 0; k < rs->n; k++) {
+	*max = 0;
+	for (size_t k = 0; k < rs->n * rs->ncommits; k++)
+		if (rs->count[k] > *max)
+			*max = rs->count[k];
+	for (size_t k = (size_t)offset;
+	     k < rs->n && (limit < 0 || k < (size_t)(offset + limit)); k++) {
 		const long long *c = rs->count + order[k] * rs->ncommits;
 		json_t *counts = json_array();
 
@@ -140,11 +149,13 @@ static void add_by_subsystem(struct rows *rs, const struct maint *m,
 
 int api_run_series(struct api_reply *reply, const struct api_req *r)
 {
-	const char *by = api_arg(r, "by");
+	const char *by = api_arg(r, "by"), *lim = api_arg(r, "limit");
+	const char *off = api_arg(r, "offset");
 	const struct maint *m = NULL;
 	struct rows rs = { 0 };
 	json_t *got = NULL, *commits, *cells, *c, *cell;
-	long long id = 0, tree_id = -1, *blank = NULL;
+	long long id = 0, tree_id = -1, *blank = NULL, max = 0;
+	long limit = lim ? atol(lim) : -1, offset = off ? atol(off) : 0;
 	size_t i;
 	int ex, ret = -1;
 
@@ -201,7 +212,13 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 				json_integer_value(json_array_get(cell, 2));
 		}
 	}
-	json_object_set_new(reply->json, "rows", rows_json(&rs));
+	/* limit and offset page the rows (checked by api_dispatch) */
+	json_object_set_new(reply->json, "total_rows",
+			    json_integer((json_int_t)rs.n));
+	json_object_set_new(reply->json, "offset", json_integer(offset));
+	json_object_set_new(reply->json, "rows",
+			    rows_json(&rs, limit, offset, &max));
+	json_object_set_new(reply->json, "max", json_integer(max));
 	ret = 0;
 out:
 	rows_free(&rs);

@@ -11,12 +11,15 @@
 #include "server.h"
 
 /*
- * GET /api/runs/{id}/series?by=subsystem|file|option: the run's live
+ * GET /api/runs/{id}/series?by=subsystem|file|option[&limit=N&offset=M]:
+ * the run's live
  * warnings per commit for every MAINTAINERS entry (default), file or
  * -W option, in one answer: {"run", "by", "commits": [{"id",
  * "position", "sha", "subject", "built", "boot"}], "rows": [{"name",
  * "counts": [one per commit, null where it was not built]}]}, rows by
- * their count at the base, largest first, then by name.  404 for an
+ * their count at the base, largest first, then by name; limit and
+ * offset page them ("total_rows" says how many there are, "max" is the
+ * largest count of any row, to draw them all on one scale).  404 for an
  * unknown run; by=subsystem on a tree without MAINTAINERS gives no rows
  * and "maintainers": false.
  */

@@ -1258,7 +1258,7 @@ static const struct route {
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
 	  "run commit state limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
-	{ "/api/runs/*/series", api_run_series, "by" },
+	{ "/api/runs/*/series", api_run_series, "by limit offset" },
 	{ "/api/diff", api_diff, "from to run from_run to_run" },
 	{ "/api/warnings/*/states", api_warning_states, "run" },
 };

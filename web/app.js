@@ -410,7 +410,9 @@ const OVER_TITLE = { subsystem: 'Subsystems', file: 'Files', option: 'Options' }
 
 async function viewOver(by, q) {
 	const run = pickRun(q.get('run'));
-	const res = await api('/api/runs/' + run + '/series?by=' + by);
+	const from = Math.max(0, Number(q.get('rows') || 0));
+	const res = await api('/api/runs/' + run + '/series?by=' + by + '&limit=' + OVER_PAGE +
+		'&offset=' + from);
 	const commits = res.commits;
 	let at = commits.findIndex((c) => String(c.position) === q.get('at'));
 	if (at < 0)
@@ -434,21 +436,16 @@ async function viewOver(by, q) {
 		...commits.map((x, i) => el('th', { class: 'num col' + (i === at ? ' at' : ''),
 			title: '#' + x.position + ' ' + short(x.sha) + ' ' + (x.subject || '') },
 		link(hrefAt(i), String(x.position)))));
-	let max = 0;
-	for (const r of res.rows)
-		for (const v of r.counts)
-			max = Math.max(max, v || 0);
 	// OVER_PAGE rows at a time: a row is a cell per commit
-	const from = Math.max(0, Number(q.get('rows') || 0));
-	const page = res.rows.slice(from, from + OVER_PAGE);
+	const max = res.max, page = res.rows, total = res.total_rows;
 	const more = el('div', { class: 'pager' });
 	const pageHref = (o) => '#/over/' + by + '?run=' + run + '&at=' + (c ? c.position : 0) +
 		'&rows=' + o;
 	if (from > 0)
 		more.appendChild(link(pageHref(Math.max(0, from - OVER_PAGE)), '← previous rows'));
-	more.appendChild(el('span', { class: 'muted' }, (res.rows.length ? from + 1 : 0) + '–' +
-		(from + page.length) + ' of ' + res.rows.length + ' rows'));
-	if (from + OVER_PAGE < res.rows.length)
+	more.appendChild(el('span', { class: 'muted' }, (total ? from + 1 : 0) + '–' +
+		(from + page.length) + ' of ' + total + ' rows'));
+	if (from + OVER_PAGE < total)
 		more.appendChild(link(pageHref(from + OVER_PAGE), 'next rows →'));
 	const rows = page.map((r) => el('tr', { class: 'over-row' },
 		el('td', { class: 'name' }, el('a', { href: rowHref(r.name), class: 'cut',
