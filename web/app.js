@@ -208,21 +208,37 @@ function chart(series, commits) {
 				'data-position': commits[i].position, 'data-series': s.label,
 				'data-count': v, 'aria-label': s.label + ' at #' +
 					commits[i].position + ': ' + v });
-			c.addEventListener('mouseenter', () => showTip(i, v));
-			c.addEventListener('focus', () => showTip(i, v));
-			c.addEventListener('mouseleave', hideTip);
-			c.addEventListener('blur', hideTip);
-			const go = () => { location.hash = '#/commit/' + commits[i].id; };
-			c.addEventListener('click', go);
-			c.addEventListener('keydown', (ev) => {
-				if (ev.key === 'Enter')
-					go();
-			});
+			c.kwAt = i;
+			c.kwValue = v;
 			sg.appendChild(c);
 		});
 		g.appendChild(sg);
 		return sg;
 	});
+	// one listener per event for all the points (a 1,000-commit chart
+	// has thousands): hover and keyboard focus open the tip, click or
+	// Enter go to the commit
+	const pointOf = (ev) => ev.target.closest && ev.target.closest('circle.point');
+	const enter = (ev) => {
+		const c = pointOf(ev);
+		if (c)
+			showTip(c.kwAt, c.kwValue);
+	};
+	const leave = (ev) => {
+		if (pointOf(ev))
+			hideTip();
+	};
+	const go = (ev) => {
+		const c = pointOf(ev);
+		if (c && (ev.type === 'click' || ev.key === 'Enter'))
+			location.hash = '#/commit/' + commits[c.kwAt].id;
+	};
+	g.addEventListener('mouseover', enter);
+	g.addEventListener('focusin', enter);
+	g.addEventListener('mouseout', leave);
+	g.addEventListener('focusout', leave);
+	g.addEventListener('click', go);
+	g.addEventListener('keydown', go);
 	const legend = el('div', { class: 'legend' });
 	series.forEach((s, k) => {
 		const b = el('button', { type: 'button', class: 'c' + (k % SERIES_CLASSES),
