@@ -380,3 +380,34 @@ int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
 			 long long prev);
 
 #endif
+
+/* ---- the dashboard's views: series over a run, diffs ---- */
+
+/*
+ * Run RUN_ID's live warnings counted per commit and per KEY ("file" or
+ * "option": the identity's file or -W option) into *out, an object
+ * {"commits": [{"id", "position", "sha", "subject", "built", "boot"}]
+ * in position order, "cells": [[commit index, key, count], ...]} (a key
+ * without warnings at a commit has no cell).  0 or -1 (reported).
+ */
+int query_run_series(json_t **out, sqlite3 *db, long long run_id,
+		     const char *key);
+
+/*
+ * Every warning live at commit FROM or at commit TO (any two commits, of
+ * one run or of two), one row each, into *out: [{"identity",
+ * "identity_id", "file", "line", "function", "option", "message",
+ * "from", "to"}] where from and to are the state at each commit (null:
+ * none), sorted by file and line.  0 or -1 (reported).
+ */
+int query_diff(json_t **out, sqlite3 *db, long long from, long long to);
+
+/*
+ * Warning IDENT (fingerprint or identities id) across the commits of run
+ * RUN_ID (< 0: the newest run that has a state of it) into *out:
+ * {"identity", "identity_id", "run", "states": [{"id", "position", "sha",
+ * "subject", "state" (null: no state), "include_chain"}] in position
+ * order}, or NULL when IDENT names no warning.  0 or -1 (reported).
+ */
+int query_identity_states(json_t **out, sqlite3 *db, const char *ident,
+			  long long run_id);

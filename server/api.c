@@ -25,6 +25,7 @@
 #include "json.h"
 #include "query.h"
 #include "server.h"
+#include "api-views.h"
 #include "util.h"
 #include "ident.h"
 #include "query.h"
@@ -110,7 +111,7 @@ int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 	return -1;
 }
 
-static int db_fail(struct api_reply *reply, sqlite3 *db)
+int db_fail(struct api_reply *reply, sqlite3 *db)
 {
 	/* busy or gone: the client may retry; details stay in our log */
 	error("query failed: %s", sqlite3_errmsg(db));
@@ -145,8 +146,8 @@ static int parse_int(long long *out, const char *s, long long min,
 }
 
 /* A positive id from path or query value S named NAME, or 400. */
-static int parse_id(long long *out, struct api_reply *reply, const char *name,
-		    const char *s)
+int parse_id(long long *out, struct api_reply *reply, const char *name,
+	     const char *s)
 {
 	long long v;
 
@@ -314,7 +315,7 @@ void api_cache_free(void)
  * The parsed MAINTAINERS of TREE_ID into *out (NULL if the tree has
  * none).  Parsed once per tree and database state; callers never free it.
  */
-static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
+int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 {
 	struct cache_ent *e;
 	struct db_sig sig;
@@ -398,7 +399,7 @@ int api_run(struct api_reply *reply, const struct api_req *r)
 /* burn-down */
 
 /* 1 if run ID exists, 0 if not, -1 on error (reply filled). */
-static int run_exists(struct api_reply *reply, sqlite3 *db, long long id)
+int run_exists(struct api_reply *reply, sqlite3 *db, long long id)
 {
 	int yes = 0;
 
@@ -1228,6 +1229,12 @@ static const struct param_rule {
 	{ "state", 1, 16, 1, ",new,present,fixed,not_built,",
 	  "new, present, fixed or not_built" },
 	{ "compiler", 1, 64, 1, NULL, "a compiler (gcc, clang-16, ...)" },
+	{ "by", 1, 16, 1, ",subsystem,file,option,",
+	  "subsystem, file or option" },
+	{ "from", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
+	{ "to", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
+	{ "from_run", 1, MAX_ID, 0, NULL, "a positive integer" },
+	{ "to_run", 1, MAX_ID, 0, NULL, "a positive integer" },
 };
 
 static const struct route {
@@ -1251,6 +1258,9 @@ static const struct route {
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
 	  "run commit state limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
+	{ "/api/runs/*/series", api_run_series, "by limit offset" },
+	{ "/api/diff", api_diff, "from to run from_run to_run" },
+	{ "/api/warnings/*/states", api_warning_states, "run" },
 };
 
 const char *api_arg(const struct api_req *r, const char *name)

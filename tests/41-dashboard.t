@@ -1,15 +1,21 @@
 #!/bin/bash
 # The dashboard in a real browser: headless chromium loads it from a running
 # kwarn-server over the fixture database (tests/lib/server-fixture.sh) and
-# the rendered DOM is checked: one chart point and one table row per commit,
-# the new warning in its panel, and a warning message holding markup shows
-# as text and runs nothing.  Screenshots go to build/artifacts/.
+# the rendered DOM is checked against the API: one chart point per commit
+# per (compiler, option) series, one table cell per subsystem (file,
+# option) and commit, the diff's lists, the warning page's source as the
+# commit had it, and markup in every stored field shown as text.  The
+# fixture has a gcc and a clang-16 run (FIXTURE_CLANG=1).  Screenshots of
+# every view at 1280 and 390 pixels go to build/artifacts/; with
+# KWARN_SCREENSHOT_DOC=1 the burn-down's also goes to doc/dashboard.png.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
 tmp=$(mktemp -d)
 SERVER_PID=
-trap '[ -n "$SERVER_PID" ] && kill $SERVER_PID 2>/dev/null; rm -rf "$tmp"' EXIT
+# KEEP_TMP=1 keeps the database and the last DOM for a look afterwards
+trap '[ -n "$SERVER_PID" ] && kill $SERVER_PID 2>/dev/null
+	[ -n "${KEEP_TMP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
 KWARN=${KWARN:-$top/bin/kwarn}
 KWARN_SERVER=${KWARN_SERVER:-$top/bin/kwarn-server}
 . tests/lib/server-fixture.sh
@@ -39,23 +45,73 @@ count() { grep -o -- "$1" "$tmp/dom" | wc -l; }
 xss_script='<script>alert(1)</script>'
 xss_img='"><img src=x onerror=alert(1)>'
 
-fixture_build "$tmp"
-ok $? "fixture database built by kwarn ingest from gcc logs"
+export KWARN_CACHE=$tmp/cache
+FIXTURE_CLANG=1 fixture_build "$tmp"
+ok $? "fixture database built by kwarn ingest from gcc and clang-16 logs"
+server_start "$DB" "$top/web"
+ok $? "server started with the dashboard ($BASE)"
+# the README's picture, before any hostile string is stored
+if [ "${KWARN_SCREENSHOT_DOC:-0}" = 1 ]; then
+	mkdir -p doc
+	browser --hide-scrollbars --window-size=1280,900 \
+		--screenshot="$top/doc/dashboard.png" "$BASE/" >/dev/null
+	[ "$(head -c 8 doc/dashboard.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+	ok $? "burn-down screenshot written to doc/dashboard.png"
+fi
 # markup in a stored warning message and in a commit subject
 sqlite3 "$DB" "UPDATE diagnostics SET message = 'falls $xss_script and ''$xss_img'''
 	WHERE function = 'afs_c';
 	UPDATE commits SET subject = 'afs: $xss_script' WHERE position = 1"
 ok $? "markup stored in a warning message and a commit subject"
-server_start "$DB" "$top/web"
-ok $? "server started with the dashboard ($BASE)"
 commits=$(curl -s "$BASE/api/runs/$RUN/burndown" | jq length)
+api() { curl -s "$BASE$1"; }
 
 dom ""
 grep -q 'data-ready="1"' "$tmp/dom"
 ok $? "the dashboard's scripts ran to the end"
-c=$(count '<circle [^>]*class="point')
-[ "$c" = "$commits" ]
-ok $? "one chart point per commit ($c of $commits)"
+# one series per (compiler, option) of the run's group, as the API counts
+series=$( (api "/api/runs/$RUN/burndown" | jq -r '.[].by_option | keys[]' |
+	sort -u | sed 's/^/gcc /'
+	api "/api/runs/$CLANG_RUN/burndown" | jq -r '.[].by_option | keys[]' |
+	sort -u | sed 's/^/clang-16 /') | sort)
+got=$(grep -o '<circle [^>]*class="point[^>]*' "$tmp/dom" |
+	sed -n 's/.*data-series="\([^"]*\)".*/\1/p' | sort | uniq -c |
+	awk '{c = $1; $1 = ""; print substr($0, 2) " " c}')
+want=$(printf '%s\n' "$series" | sed "s/\$/ $commits/")
+[ "$got" = "$want" ] && [ "$(printf '%s\n' "$series" | wc -l)" = 3 ]
+ok $? "one chart point per commit in each of the 3 (compiler, option) series"
+bad=0
+for r in $RUN $CLANG_RUN; do
+	cc=gcc
+	[ "$r" = "$CLANG_RUN" ] && cc=clang-16
+	for o in $(api "/api/runs/$r/burndown" | jq -r '.[].by_option | keys[]' | sort -u); do
+		a=$(grep -o '<circle [^>]*class="point[^>]*' "$tmp/dom" |
+			grep -F "data-series=\"$cc $o\"" |
+			sed 's/.*data-count="\([0-9]*\)".*/\1/' | paste -sd,)
+		b=$(api "/api/runs/$r/burndown" | jq -r --arg o "$o" \
+			'[.[].by_option[$o] // 0] | join(",")')
+		[ "$a" = "$b" ] || { bad=1; echo "# $cc $o: $a != $b"; }
+	done
+done
+ok $bad "every point's count is the API's"
+c=$(count '<button type="button" class="c[0-9]" aria-pressed="true"')
+[ "$c" = 3 ]
+ok $? "a legend button per series, to toggle it ($c)"
+grep -q 'class="boot-fail" data-position="2"' "$tmp/dom" &&
+	grep -qF '✕ crash (clang-16)' "$tmp/dom"
+ok $? "clang's crashed boot at commit #2 marked on the chart"
+c=$(count '<circle [^>]*tabindex="0"')
+[ "$c" = $((3 * commits)) ]
+ok $? "every point takes keyboard focus ($c)"
+dom "#/run/$RUN?at=1"
+tip=$(perl -0ne 'print $1 if /(<div class="tip[^"]*" role="status"[^>]*>[^<]*)/s' "$tmp/dom")
+printf '%s\n' "$tip" | grep -q 'class="tip"' &&
+	printf '%s\n' "$tip" | grep -qF "#1 ${C2:0:12} afs: &lt;script&gt;" &&
+	printf '%s\n' "$tip" | grep -qF "clang-16 -Wmissing-prototypes: $(api \
+		"/api/runs/$CLANG_RUN/burndown" | jq '.[1].by_option["-Wmissing-prototypes"]')" &&
+	printf '%s\n' "$tip" | grep -qF "gcc -Wimplicit-fallthrough=: $(api \
+		"/api/runs/$RUN/burndown" | jq '.[1].warnings')"
+ok $? "keyboard focus on commit #1 opens its tip: subject and counts"
 c=$(count '<tr class="commit-row')
 [ "$c" = "$commits" ]
 ok $? "one table row per commit ($c of $commits)"
@@ -91,6 +147,43 @@ ok $? "warning page: the markup is text there too"
 dom "#/subsystems"
 grep -qF 'AFS FILESYSTEM' "$tmp/dom" && grep -qF 'THE REST' "$tmp/dom"
 ok $? "subsystem view lists MAINTAINERS entries"
+for by in subsystem file option; do
+	dom "#/over/$by?run=$CLANG_RUN"
+	a=$(grep -o '<td class="num cell[^"]*" data-count="[0-9]*"' "$tmp/dom" |
+		sed 's/.*data-count="//; s/"//' | paste -sd,)
+	b=$(api "/api/runs/$CLANG_RUN/series?by=$by" | jq -r '[.rows[].counts[]] | join(",")')
+	rows=$(api "/api/runs/$CLANG_RUN/series?by=$by" | jq '.rows | length')
+	[ -n "$a" ] && [ "$a" = "$b" ] &&
+		[ "$(count '<tr class="over-row"')" = "$rows" ] &&
+		[ "$(count '<svg [^>]*class="spark"')" = "$rows" ]
+	ok $? "over time by $by: $rows rows x $commits commits, a sparkline each, cells = API ($a)"
+done
+dom "#/over/subsystem?run=$RUN&at=0"
+grep -qF "href=\"#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$(api \
+	"/api/runs/$RUN/burndown" | jq '.[0].id')\"" "$tmp/dom" &&
+	[ "$(count '<td class="num cell at')" = "$(api "/api/runs/$RUN/series" | jq '.rows | length')" ]
+ok $? "commit #0 selected: its column marked, rows lead to the warnings there"
+dom "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$C1"
+c=$(count '<span class="badge [a-z_]*">')
+[ "$c" = "$(api "/api/runs/$RUN/series" | jq '.rows[] | select(.name == "FIREWIRE SUBSYSTEM") | .counts[0]')" ]
+ok $? "the subsystem's row leads to its $c warnings at that commit"
+
+# the diff view lists what the API's diff lists
+dom "#/diff?run=$RUN&from=$C1&to=$C3"
+api "/api/diff?run=$RUN&from=$C1&to=$C3" >"$tmp/diff.json"
+bad=0
+for kind in new fixed not_built remaining; do
+	a=$(perl -0ne 'print "$1\n" while /<section class="diff-list" id="diff-'$kind'">(.*?)<\/section>/gs' "$tmp/dom" |
+		grep -o 'data-identity="[0-9a-f]*"' | cut -d'"' -f2 | paste -sd,)
+	b=$(jq -r ".$kind | map(.identity) | join(\",\")" "$tmp/diff.json")
+	[ "$a" = "$b" ] || { bad=1; echo "# $kind: $a != $b"; }
+done
+ok $bad "diff view: new, fixed, not built and remaining lists equal the API's"
+grep -qF "<title>kwarn diff: $(jq -r '.counts | "\(.new) new, \(.fixed) fixed, \(.remaining) remaining, \(.not_built) not built"' "$tmp/diff.json")</title>" "$tmp/dom"
+ok $? "diff view: the counts in the page title"
+c=$(perl -0ne 'print $1 if /<table id="diff-subsystems">(.*?)<\/table>/s' "$tmp/dom" | grep -o '<tr>' | wc -l)
+[ "$c" = $(($(jq '.subsystems | length' "$tmp/diff.json") + 1)) ]
+ok $? "diff view: one row per subsystem ($((c - 1)))"
 dom "#/trees"
 grep -qF 'kwtree' "$tmp/dom" && grep -q "#/run/$RUN" "$tmp/dom"
 ok $? "trees view lists the tree and its run"
@@ -111,17 +204,105 @@ grep -qF 'Modules: 1 loaded, 1 failed' "$tmp/dom" &&
 	grep -qF '<td>firewire-core</td><td>ok</td>' "$tmp/dom"
 ok $? "boot page: modules loaded and the failed one marked"
 
+# the warning page reads the source from the cached tree at its commit:
+# the work tree moves on afterwards and the page still shows the old line
+hex=$(printf %s "$tmp/src" | sha256sum | cut -c1-12)
+git_dir=$KWARN_CACHE/trees/kwtree-$hex/git
+mkdir -p "$git_dir"
+gd() { git --git-dir="$git_dir" --work-tree="$tmp/src" -c user.name=t \
+	-c user.email=t@t "$@"; }
+gd init -q && gd add -A && gd commit -q -m c3
+csha=$(gd rev-parse HEAD)
+sed -i 's/^/EDITED /' "$tmp/src/fs/afs/fsclient.c"
+sqlite3 "$DB" "UPDATE commits SET sha = '$csha' WHERE sha = '$C3' AND run_id = $RUN;
+	UPDATE trees SET kind = 'dir', source = '$tmp/src' WHERE name = 'kwtree'"
+ident=$(api "/api/commits/$csha/warnings?run=$RUN" |
+	jq -r '.warnings[] | select(.function == "afs_c") | .identity')
+dom "#/warning/$ident/$csha"
+grep -qF 'the tree at this commit' "$tmp/dom" &&
+	grep -q '<span class="row hit"><span class="ln">17</span>		x \*= 2;</span>' "$tmp/dom" &&
+	! grep -qF 'EDITED' "$tmp/dom" &&
+	[ "$(count '<span class="row')" -ge 7 ]
+ok $? "warning page: the commit's source with context, not the edited tree"
+grep -q '<span class="row note"><span class="ln">18</span>	default:' "$tmp/dom"
+ok $? "warning page: the note's line highlighted"
+a=$(grep -o 'class="strip-cell [a-z_]*"' "$tmp/dom" | cut -d' ' -f2 | tr -d '"' | paste -sd,)
+b=$(api "/api/warnings/$ident/states?run=$RUN" | jq -r '[.states[] | .state // "none"] | join(",")')
+[ "$a" = "$b" ] && [ "$a" = "none,new,present" ]
+ok $? "warning page: a state strip across the run's commits ($a)"
+grep -q "<dt>introduced</dt><dd><a href=\"#/commit/[0-9]*\">#1 ${C2:0:12}" "$tmp/dom" &&
+	grep -qF 'not fixed in this run' "$tmp/dom" &&
+	grep -qF 'make fs/afs/fsclient.o' "$tmp/dom"
+ok $? "warning page: introduced by c2 (linked), not fixed, the reproducer"
+hdr=$(api "/api/commits/$C1/warnings?run=$RUN" |
+	jq -r '.warnings[] | select(.function == "kw_inline") | .identity')
+dom "#/warning/$hdr/$C1"
+grep -qF 'included from drivers/firewire/core-device.c' "$tmp/dom" &&
+	grep -q "<dt>fixed</dt><dd><a href=\"#/commit/[0-9]*\">#2 " "$tmp/dom"
+ok $? "warning page: the include chain, and the fixing commit linked"
+
+# hostile strings in every field: entry, file-less function, option, tree
+long=$(head -c 3000 /dev/zero | tr '\0' f)
+sqlite3 "$DB" "UPDATE identities SET function = '$xss_img$long'
+		WHERE function = 'dev_x';
+	UPDATE diagnostics SET function = '$xss_img$long' WHERE function = 'dev_x';
+	UPDATE identities SET option = '-W$xss_script'
+		WHERE option = '-Wmissing-prototypes';
+	UPDATE trees SET maintainers = replace(maintainers, 'AFS FILESYSTEM',
+		'AFS $xss_script FS'), name = name || '$xss_img';
+	UPDATE runs SET kind = 'nightly', tree_id = (SELECT tree_id FROM runs
+		WHERE id = $RUN), started_at = CASE id WHEN $RUN THEN 1764806400
+		ELSE 1764720000 END"
+views="#/ #/over/subsystem?run=$RUN #/over/option?run=$CLANG_RUN #/diff?run=$RUN&from=$C1&to=$csha #/nightly #/trees #/warning/$ident/$csha"
+bad=0
+for v in $views; do
+	dom "$v"
+	grep -q 'data-ready="1"' "$tmp/dom" && ! grep -qi '<img' "$tmp/dom" &&
+		! grep -qiF "$xss_script" "$tmp/dom" || { bad=1; echo "# $v"; }
+done
+ok $bad "markup in an entry, function, option and tree name stays text in every view"
+dom "#/over/subsystem?run=$RUN"
+grep -qF 'AFS &lt;script&gt;alert(1)&lt;/script&gt; FS' "$tmp/dom"
+ok $? "the entry's markup shows as text"
+dom "#/over/option?run=$CLANG_RUN"
+grep -qF -- '-W&lt;script&gt;alert(1)&lt;/script&gt;' "$tmp/dom"
+ok $? "the option's markup shows as text"
+dom "#/diff?run=$RUN&from=$C1&to=$csha"
+grep -qF "title=\"net/core/dev.c:5 in &quot;&gt;&lt;img src=x onerror=alert(1)&gt;$long() [-Wimplicit-fallthrough=]\"" "$tmp/dom" &&
+	grep -qF 'class="where mono cut"' "$tmp/dom"
+ok $? "a 3000-character function is cut, the whole of it in the title"
+
+# nightly: the two runs as two nights of one tree, the compiler changed
+dom "#/nightly"
+[ "$(count '<div class="night-run')" = 2 ] &&
+	grep -q "<div class=\"night-run cc-change\" data-run=\"$RUN\">" "$tmp/dom" &&
+	grep -qF "#/diff?from_run=$CLANG_RUN&amp;to_run=$RUN" "$tmp/dom" &&
+	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom"
+ok $? "nightly view: trees x nights, the compiler change marked, linked to its diff"
+dom "#/diff?from_run=$CLANG_RUN&to_run=$RUN"
+grep -qF '<b class="cause">compiler</b>' "$tmp/dom" &&
+	[ "$(perl -0ne 'print $1 if /id="diff-new">(.*?)<\/section>/s' "$tmp/dom" |
+		grep -o 'class="diff-item new"' | wc -l)" = "$(api "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq '.new | length')" ]
+ok $? "a night's new warnings with their cause (the compiler)"
+
+# screenshots of every view, laptop and phone
 mkdir -p build/artifacts
-rm -f build/artifacts/dashboard.png build/artifacts/dashboard-phone.png
-browser --hide-scrollbars --window-size=1280,900 \
-	--screenshot="$top/build/artifacts/dashboard.png" "$BASE/" >/dev/null
-[ "$(head -c 8 build/artifacts/dashboard.png | od -An -tx1 | tr -d ' ')" = \
-	89504e470d0a1a0a ]
-ok $? "screenshot saved to build/artifacts/dashboard.png"
-browser --hide-scrollbars --window-size=390,844 \
-	--screenshot="$top/build/artifacts/dashboard-phone.png" "$BASE/" >/dev/null
-[ -s build/artifacts/dashboard-phone.png ]
-ok $? "phone-sized screenshot saved to build/artifacts/dashboard-phone.png"
+rm -f build/artifacts/dashboard*.png
+bad=0
+for v in burndown:/ over-subsystem:/#/over/subsystem?run=$RUN \
+	over-file:/#/over/file?run=$RUN over-option:/#/over/option?run=$CLANG_RUN \
+	warning:/#/warning/$ident/$csha diff:/#/diff?run=$RUN\&from=$C1\&to=$csha \
+	nightly:/#/nightly commit:/#/commit/$C2?run=$RUN trees:/#/trees; do
+	name=${v%%:*} url=${v#*:}
+	for size in 1280,900 390,844; do
+		f=build/artifacts/dashboard-$name-${size%,*}.png
+		browser --hide-scrollbars --window-size=$size \
+			--screenshot="$top/$f" "$BASE$url" >/dev/null
+		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+			{ bad=1; echo "# $f"; }
+	done
+done
+ok $bad "screenshots of 9 views at 1280 and 390 pixels in build/artifacts/"
 
 server_stop
 ok $? "server stopped cleanly"

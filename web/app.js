@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// kwarn dashboard.  Plain JavaScript, no library, no build step.
+// kwarn dashboard.  Plain JavaScript, no library, no build step (the
+// chart's reasons are at "the chart" below).
 // Everything that comes from the database is put on the page with
 // textContent / createTextNode: never innerHTML.
 'use strict';
@@ -41,7 +42,11 @@ function link(href, ...kids) {
 	return el('a', { href: href }, ...kids);
 }
 
+// Requests made by the view being drawn (bench/dashboard reads it).
+let requests = 0;
+
 async function api(path) {
+	requests++;
 	const r = await fetch(path, { headers: { Accept: 'application/json' } });
 	let body = null;
 	try {
@@ -118,83 +123,164 @@ function pickRun(id) {
 		currentRun = Number(id);
 	if (!currentRun && runs.length)
 		currentRun = runs[0].id;
+	if (currentRun)
+		currentRun = Number(currentRun);
 	$('run').value = String(currentRun);
 	return currentRun;
 }
 
-// ---- burn-down chart ----
+// ---- the chart ----
+//
+// Hand-drawn SVG, kept over a vendored library (uPlot from the npm
+// registry was the candidate: MIT, about 50 KB, fast).  Why: uPlot draws
+// on a <canvas>, so a point is not an element: it cannot take keyboard
+// focus, carry a <title> for screen readers, or be counted in the DOM by
+// the browser test; and the largest chart here (1,000 commits x a few
+// series) is a few thousand circles, which the SVG draws in a few tens of
+// milliseconds (bench/dashboard).  No dependency to vendor, audit or
+// update, and no CDN, ever.
 
-function chart(points) {
-	const W = 900, H = 320, L = 48, R = 16, T = 14, B = 34;
-	const n = points.length;
-	const opts = [];
-	for (const p of points)
-		for (const o of Object.keys(p.by_option || {}))
-			if (!opts.includes(o))
-				opts.push(o);
+const SERIES_CLASSES = 6;
+
+// series: [{label, values: [count or null, one per commit]}];
+// commits: [{id, position, sha, subject, boot}] in the same order.
+function chart(series, commits) {
+	const W = 900, H = 320, L = 48, R = 16, T = 22, B = 34;
+	const n = commits.length;
 	let max = 1;
-	for (const p of points)
-		max = Math.max(max, p.warnings || 0);
+	for (const s of series)
+		for (const v of s.values)
+			max = Math.max(max, v || 0);
 	const x = (i) => L + (n <= 1 ? (W - L - R) / 2 : i * (W - L - R) / (n - 1));
 	const y = (v) => T + (H - T - B) * (1 - v / max);
 	const g = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart',
-		role: 'img', 'aria-label': 'warnings per commit' });
+		role: 'group', 'aria-label': 'warnings per commit, one line per compiler and option' });
 	g.appendChild(svg('line', { x1: L, y1: y(0), x2: W - R, y2: y(0), class: 'axis' }));
 	g.appendChild(svg('line', { x1: L, y1: T, x2: L, y2: y(0), class: 'axis' }));
-	for (const v of [0, Math.round(max / 2), max]) {
+	for (const v of [0, Math.round(max / 2), max])
 		g.appendChild(svg('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end',
 			class: 'tick' }, String(v)));
-	}
 	const step = Math.max(1, Math.ceil(n / 10));
 	for (let i = 0; i < n; i += step)
 		g.appendChild(svg('text', { x: x(i), y: H - B + 16, 'text-anchor': 'middle',
-			class: 'tick' }, String(points[i].position)));
-	const line = (get, cls) => {
+			class: 'tick' }, String(commits[i].position)));
+	// boots that failed: a red mark across the chart at that commit
+	commits.forEach((c, i) => {
+		if (!c.boot || c.boot === 'pass')
+			return;
+		g.appendChild(svg('line', { x1: x(i), y1: T - 8, x2: x(i), y2: y(0),
+			class: 'boot-fail', 'data-position': c.position },
+		svg('title', {}, '#' + c.position + ': boot ' + c.boot)));
+		g.appendChild(svg('text', { x: x(i), y: T - 10, 'text-anchor':
+			x(i) > W - 160 ? 'end' : x(i) < L + 80 ? 'start' : 'middle',
+		class: 'boot-fail-mark' }, '✕ ' + c.boot));
+	});
+	const tip = el('div', { class: 'tip hidden', role: 'status' });
+	const wrap = el('div', { class: 'chart-wrap' }, g, tip);
+	const tipText = (i) => '#' + commits[i].position + ' ' + short(commits[i].sha) +
+		' ' + (commits[i].subject || '') +
+		(commits[i].boot ? '\nboot: ' + commits[i].boot : '') +
+		series.map((s) => '\n' + s.label + ': ' + num(s.values[i])).join('');
+	const showTip = (i, v) => {
+		tip.textContent = tipText(i);
+		tip.classList.remove('hidden');
+		const box = g.getBoundingClientRect();
+		const px = x(i) / W * box.width, py = y(v) / H * box.height;
+		tip.style.left = Math.max(0, Math.min(px + 10, box.width - 220)) + 'px';
+		tip.style.top = Math.max(py - 70, 0) + 'px';
+	};
+	const hideTip = () => tip.classList.add('hidden');
+	const groups = series.map((s, k) => {
+		const cls = 'c' + (k % SERIES_CLASSES);
+		const sg = svg('g', { class: 'series-group ' + cls, 'data-series': s.label });
 		const pts = [];
-		points.forEach((p, i) => {
-			const v = get(p);
+		s.values.forEach((v, i) => {
 			if (v !== null && v !== undefined)
 				pts.push(x(i).toFixed(1) + ',' + y(v).toFixed(1));
 		});
-		g.appendChild(svg('polyline', { points: pts.join(' '), class: 'series ' + cls }));
-	};
-	// per option (only worth drawing when there is more than one)
-	if (opts.length > 1)
-		opts.forEach((o, k) => line((p) => (p.warnings === null ? null :
-			(p.by_option[o] || 0)), 'c' + ((k + 1) % 5)));
-	line((p) => p.warnings, 'c0');
-	const tip = el('div', { class: 'tip hidden' });
-	const wrap = el('div', { class: 'chart-wrap' }, g, tip);
-	points.forEach((p, i) => {
-		if (p.warnings === null)
-			return;
-		const text = '#' + p.position + ' ' + (p.subject || short(p.commit)) +
-			'\nwarnings ' + p.warnings + ', new ' + p.new + ', fixed ' +
-			p.fixed + ', not built ' + p.not_built +
-			Object.entries(p.by_option || {}).map(([o, c]) =>
-				'\n' + o + ' ' + c).join('');
-		const c = svg('circle', { cx: x(i).toFixed(1), cy: y(p.warnings).toFixed(1),
-			r: n > 200 ? 2.5 : 4, class: 'point' + (p.new ? ' has-new' : ''),
-			'data-position': p.position }, svg('title', {}, text));
-		c.addEventListener('mouseenter', () => {
-			tip.textContent = text;
-			tip.classList.remove('hidden');
-			const box = g.getBoundingClientRect();
-			const px = x(i) / W * box.width, py = y(p.warnings) / H * box.height;
-			tip.style.left = Math.min(px + 10, box.width - 200) + 'px';
-			tip.style.top = Math.max(py - 60, 0) + 'px';
+		sg.appendChild(svg('polyline', { points: pts.join(' '), class: 'series ' + cls }));
+		const r = n > 200 ? 2.5 : 4;
+		s.values.forEach((v, i) => {
+			if (v === null || v === undefined)
+				return;
+			const c = svg('circle', { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: r,
+				class: 'point ' + cls, tabindex: n > 200 ? -1 : 0,
+				'data-position': commits[i].position, 'data-series': s.label,
+				'data-count': v, 'aria-label': s.label + ' at #' +
+					commits[i].position + ': ' + v });
+			c.kwAt = i;
+			c.kwValue = v;
+			sg.appendChild(c);
 		});
-		c.addEventListener('mouseleave', () => tip.classList.add('hidden'));
-		c.addEventListener('click', () => {
-			location.hash = '#/commit/' + p.id;
-		});
-		g.appendChild(c);
+		g.appendChild(sg);
+		return sg;
 	});
-	const legend = el('div', { class: 'legend' }, el('span', { class: 'c0' }, 'all warnings'));
-	if (opts.length > 1)
-		opts.forEach((o, k) => legend.appendChild(el('span',
-			{ class: 'c' + ((k + 1) % 5) }, o)));
+	// one listener per event for all the points (a 1,000-commit chart
+	// has thousands): hover and keyboard focus open the tip, click or
+	// Enter go to the commit
+	const pointOf = (ev) => ev.target.closest && ev.target.closest('circle.point');
+	const enter = (ev) => {
+		const c = pointOf(ev);
+		if (c)
+			showTip(c.kwAt, c.kwValue);
+	};
+	const leave = (ev) => {
+		if (pointOf(ev))
+			hideTip();
+	};
+	const go = (ev) => {
+		const c = pointOf(ev);
+		if (c && (ev.type === 'click' || ev.key === 'Enter'))
+			location.hash = '#/commit/' + commits[c.kwAt].id;
+	};
+	g.addEventListener('mouseover', enter);
+	g.addEventListener('focusin', enter);
+	g.addEventListener('mouseout', leave);
+	g.addEventListener('focusout', leave);
+	g.addEventListener('click', go);
+	g.addEventListener('keydown', go);
+	const legend = el('div', { class: 'legend' });
+	series.forEach((s, k) => {
+		const b = el('button', { type: 'button', class: 'c' + (k % SERIES_CLASSES),
+			'aria-pressed': 'true', title: 'show or hide ' + s.label }, s.label);
+		b.addEventListener('click', () => {
+			const on = b.getAttribute('aria-pressed') !== 'true';
+			b.setAttribute('aria-pressed', String(on));
+			groups[k].classList.toggle('hidden', !on);
+		});
+		legend.appendChild(b);
+	});
+	if (commits.some((c) => c.boot && c.boot !== 'pass'))
+		legend.appendChild(el('span', { class: 'boot-key' }, '✕ boot failed'));
 	return el('div', {}, wrap, legend);
+}
+
+// One series per (compiler, option) of the runs of a group, aligned on
+// the first run's commits by position.
+function groupSeries(group, bds) {
+	const base = bds[0];
+	const at = new Map(base.map((p, i) => [p.position, i]));
+	const series = [];
+	group.forEach((r, k) => {
+		const opts = [];
+		for (const p of bds[k])
+			for (const o of Object.keys(p.by_option || {}))
+				if (!opts.includes(o))
+					opts.push(o);
+		for (const o of opts) {
+			const values = base.map(() => null);
+			for (const p of bds[k]) {
+				const i = at.get(p.position);
+				if (i !== undefined && p.warnings !== null)
+					values[i] = (p.by_option || {})[o] || 0;
+			}
+			series.push({ label: (r.cc || r.compiler || 'gcc').split(' ')[0] + ' ' + o,
+				values: values });
+		}
+	});
+	if (!series.length)
+		series.push({ label: 'warnings', values: base.map((p) => p.warnings) });
+	return series;
 }
 
 function commitTable(points) {
@@ -231,7 +317,7 @@ function warningItem(w, extra) {
 			link('#/warning/' + enc(w.identity) + '/' + enc(extra.commit),
 				w.message)),
 		el('div', { class: 'where mono' },
-			w.file + ':' + w.line + ':' + w.column +
+			w.file + ':' + w.line + (w.column ? ':' + w.column : '') +
 			(w.function ? ' in ' + w.function + '()' : '') +
 			(w.option ? ' [' + w.option + ']' : '')),
 		classification(w),
@@ -239,32 +325,51 @@ function warningItem(w, extra) {
 			'introduced by #' + extra.position + ' ' + extra.subject) : null);
 }
 
-async function newPanel(points) {
+// The warnings new since the base and still there at the tip, from one
+// request (the diff of the two), whatever the number of commits.
+async function newPanel(points, run) {
 	const panel = el('section', { class: 'card new-panel', id: 'new-warnings' },
 		el('h2', {}, 'New warnings'));
-	const withNew = points.filter((p) => p.new).reverse().slice(0, 20);
-	if (!withNew.length) {
+	const built = points.filter((p) => p.warnings !== null);
+	if (built.length < 2 || !points.some((p) => p.new)) {
 		panel.appendChild(el('p', { class: 'muted' }, 'No commit of this run adds a warning.'));
 		return panel;
 	}
-	const lists = await Promise.all(withNew.map((p) =>
-		api('/api/commits/' + p.id + '/warnings?state=new&limit=50')
-			.catch(() => ({ warnings: [] }))));
-	withNew.forEach((p, i) => {
-		for (const w of lists[i].warnings)
-			panel.appendChild(warningItem(w, { commit: p.commit,
-				position: p.position, subject: p.subject || short(p.commit) }));
-	});
+	const first = built[0], last = built[built.length - 1];
+	const d = await api('/api/diff?run=' + run + '&from=' + first.id + '&to=' + last.id);
+	panel.appendChild(el('p', { class: 'muted' }, d.counts.new + ' new since the base and ' +
+		'still there at the tip'));
+	for (const w of d.new.slice(0, 50))
+		panel.appendChild(warningItem(Object.assign({ state: 'new' }, w),
+			{ commit: last.commit }));
+	if (d.new.length > 50 || d.counts.new)
+		panel.appendChild(link('#/diff?run=' + run + '&from=' + first.id + '&to=' + last.id,
+			'the whole diff of base and tip'));
 	return panel;
 }
 
-async function viewRun(id) {
+async function viewRun(id, q) {
 	const run = pickRun(id);
 	if (!run) {
 		show(card('No runs yet', el('p', {}, 'Run `kwarn run` or `kwarn ingest` first.')));
 		return;
 	}
-	const points = await api('/api/runs/' + run + '/burndown');
+	// the run's compilers (kwarn run --cc ... --cc ...): one burn-down each
+	const me = runs.find((r) => r.id === run) || { id: run };
+	const group = me.group ? [me, ...runs.filter((r) => r.group === me.group &&
+		r.id !== run).sort((a, b) => a.id - b.id)] : [me];
+	const bds = await Promise.all(group.map((r) => api('/api/runs/' + r.id + '/burndown')));
+	const points = bds[0];
+	const commits = points.map((p) => {
+		let boot = p.boot;
+		group.forEach((r, k) => {
+			const q = bds[k].find((x) => x.position === p.position);
+			if (q && q.boot && q.boot !== 'pass' && (!boot || boot === 'pass'))
+				boot = q.boot + (k ? ' (' + (r.cc || 'run #' + r.id) + ')' : '');
+		});
+		return { id: p.id, position: p.position, sha: p.commit, subject: p.subject,
+			boot: boot };
+	});
 	const built = points.filter((p) => p.warnings !== null);
 	const first = built[0], last = built[built.length - 1];
 	const sum = (k) => built.reduce((a, p) => a + (p[k] || 0), 0);
@@ -273,12 +378,305 @@ async function viewRun(id) {
 		el('span', {}, el('b', {}, num(last && last.warnings)), ' now'),
 		el('span', {}, el('b', {}, sum('fixed')), ' fixed'),
 		el('span', {}, el('b', {}, sum('new')), ' new'),
-		el('span', {}, el('b', {}, points.length), ' commits'));
+		el('span', {}, el('b', {}, points.length), ' commits'),
+		first && last ? link('#/diff?run=' + run + '&from=' + first.id + '&to=' + last.id,
+			'base → tip diff') : null);
 	const left = el('div', {},
-		card('Burn-down of run #' + run, summary, chart(points)),
+		card('Burn-down of run #' + run + (group.length > 1 ? ' with ' +
+			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
+		chart(groupSeries(group, bds), commits)),
 		card('Commits', commitTable(points)));
-	const right = el('div', {}, await newPanel(points));
+	const right = el('div', {}, await newPanel(points, run));
 	show(el('div', { class: 'grid' }, left, right));
+	// #/run/N?at=POS: that commit's point has the focus, its tip open
+	const at = q && q.get('at');
+	const pt = at !== null && at !== undefined &&
+		document.querySelector('svg.chart .point[data-position="' + Number(at) + '"]');
+	if (pt)
+		pt.focus();
+}
+
+// ---- over time: subsystems, files or options x the run's commits ----
+
+function sparkline(counts, max) {
+	const W = 120, H = 24, n = counts.length;
+	const pts = [];
+	counts.forEach((v, i) => {
+		if (v !== null)
+			pts.push((n <= 1 ? W / 2 : i * W / (n - 1)).toFixed(1) + ',' +
+				(H - 2 - (H - 4) * v / (max || 1)).toFixed(1));
+	});
+	return svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'spark', 'aria-hidden': 'true' },
+		svg('polyline', { points: pts.join(' ') }));
+}
+
+// A table cell of the over-time view, made directly: there are tens of
+// thousands of them, and el()'s generality costs a third of the time.
+function countCell(v, at) {
+	const td = document.createElement('td');
+	td.className = 'num cell' + (at ? ' at' : '') + (v ? '' : ' zero');
+	td.setAttribute('data-count', v === null ? '' : String(v));
+	td.textContent = num(v);
+	return td;
+}
+
+const OVER = { subsystem: 'MAINTAINERS entry', file: 'file', option: 'option' };
+const OVER_PAGE = 40;
+const OVER_TITLE = { subsystem: 'Subsystems', file: 'Files', option: 'Options' };
+
+async function viewOver(by, q) {
+	const run = pickRun(q.get('run'));
+	const from = Math.max(0, Number(q.get('rows') || 0));
+	const res = await api('/api/runs/' + run + '/series?by=' + by + '&limit=' + OVER_PAGE +
+		'&offset=' + from);
+	const commits = res.commits;
+	let at = commits.findIndex((c) => String(c.position) === q.get('at'));
+	if (at < 0)
+		at = Math.max(0, commits.length - 1);
+	const tabs = el('div', { class: 'filters' }, ...Object.keys(OVER).map((b) =>
+		b === by ? el('b', {}, 'per ' + OVER[b]) :
+			link('#/over/' + b + '?run=' + run, 'per ' + OVER[b])));
+	if (by === 'subsystem' && !res.maintainers) {
+		show(card('Subsystems over time', tabs, el('p', { class: 'muted' },
+			'The tree of this run has no MAINTAINERS file stored.')));
+		return;
+	}
+	const c = commits[at];
+	const rowHref = (name) => !c ? '#' :
+		by === 'subsystem' ? '#/subsystem/' + run + '/' + enc(name) + '?commit=' + c.id :
+			'#/warnings?run=' + run + '&commit=' + c.id + '&' + by + '=' + enc(name);
+	const hrefAt = (i) => '#/over/' + by + '?run=' + run + '&at=' + commits[i].position +
+		(q.get('rows') ? '&rows=' + enc(q.get('rows')) : '');
+	const head = el('tr', {}, el('th', { class: 'name' }, OVER[by]),
+		el('th', {}, 'trend'),
+		...commits.map((x, i) => el('th', { class: 'num col' + (i === at ? ' at' : ''),
+			title: '#' + x.position + ' ' + short(x.sha) + ' ' + (x.subject || '') },
+		link(hrefAt(i), String(x.position)))));
+	// OVER_PAGE rows at a time: a row is a cell per commit
+	const max = res.max, page = res.rows, total = res.total_rows;
+	const more = el('div', { class: 'pager' });
+	const pageHref = (o) => '#/over/' + by + '?run=' + run + '&at=' + (c ? c.position : 0) +
+		'&rows=' + o;
+	if (from > 0)
+		more.appendChild(link(pageHref(Math.max(0, from - OVER_PAGE)), '← previous rows'));
+	more.appendChild(el('span', { class: 'muted' }, (total ? from + 1 : 0) + '–' +
+		(from + page.length) + ' of ' + total + ' rows'));
+	if (from + OVER_PAGE < total)
+		more.appendChild(link(pageHref(from + OVER_PAGE), 'next rows →'));
+	const rows = page.map((r) => el('tr', { class: 'over-row' },
+		el('td', { class: 'name' }, el('a', { href: rowHref(r.name), class: 'cut',
+			title: r.name }, r.name)),
+		el('td', { class: 'sparkcell' }, sparkline(r.counts, max)),
+		...r.counts.map((v, i) => countCell(v, i === at))));
+	const pick = el('select', { 'aria-label': 'commit' }, ...commits.map((x, i) =>
+		el('option', { value: String(i) }, '#' + x.position + ' ' + short(x.sha) + ' ' +
+			(x.subject || ''))));
+	pick.value = String(at);
+	pick.addEventListener('change', () => { location.hash = hrefAt(Number(pick.value)); });
+	document.title = 'kwarn: ' + OVER[by] + ' over run #' + run;
+	show(card(OVER_TITLE[by] + ' over the commits of run #' + run, tabs, el('label', { class: 'pick' }, 'rows lead to the warnings at ', pick),
+	el('div', { class: 'scroll' }, el('table', { class: 'over', id: 'over' },
+		el('thead', {}, head), el('tbody', {}, ...rows))), more));
+}
+
+// ---- warnings filtered by file, option or subsystem at a commit ----
+
+async function viewWarnings(q) {
+	const keep = ['run', 'commit', 'file', 'option', 'state'];
+	const p = new URLSearchParams();
+	for (const k of keep)
+		if (q.get(k))
+			p.set(k, q.get(k));
+	const offset = Number(q.get('offset') || 0);
+	const res = await api('/api/warnings?' + p.toString() + '&limit=100&offset=' + offset);
+	pickRun(res.commit.run);
+	const what = q.get('file') || q.get('option') || '';
+	show(card(null, el('h2', { class: 'wrap' }, what + ': warnings at commit ' +
+		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
+	warningTable(res.warnings, res.commit.sha),
+	pager(res, (o) => '#/warnings?' + p.toString() + '&offset=' + o)));
+}
+
+// ---- one warning ----
+
+function stateStrip(st, identity) {
+	return el('div', { class: 'strip', role: 'list', 'aria-label': 'state at every commit' },
+		...st.states.map((c) => el('a', { role: 'listitem',
+			class: 'strip-cell ' + (c.state || 'none'),
+			href: c.state && c.state !== 'fixed' ? '#/warning/' + enc(identity) + '/' + enc(c.sha) :
+				'#/commit/' + c.id,
+			title: '#' + c.position + ' ' + short(c.sha) + ' ' + (c.subject || '') + ': ' +
+				(c.state ? c.state.replace('_', ' ') : 'not seen') },
+		String(c.position))));
+}
+
+function commitLink(c) {
+	return c ? link('#/commit/' + c.id, '#' + c.position + ' ' + short(c.sha) + ' ' +
+		(c.subject || '')) : el('span', { class: 'muted' }, 'not in this run');
+}
+
+async function viewWarning(identity, commit, q) {
+	const ctx = q && q.get('context') ? '&context=' + enc(q.get('context')) : '';
+	const s = await api('/api/warnings/' + enc(identity) + '/source?' +
+		(commit ? 'commit=' + enc(commit) : '') + ctx);
+	const st = await api('/api/warnings/' + enc(identity) + '/states?run=' + s.commit.run);
+	pickRun(s.commit.run);
+	const srcPre = (lines, hit) => {
+		const pre = el('pre', { class: 'source' });
+		for (const l of lines)
+			pre.appendChild(el('span', { class: 'row' + (l.line === hit ? ' hit' :
+				l.mark ? ' note' : '') }, el('span', { class: 'ln' }, l.line), l.text));
+		return pre;
+	};
+	const notes = el('ul', {}, ...s.notes.map((n) => el('li', { class: 'mono wrap' },
+		n.file + ':' + n.line + ':' + n.column + ': note: ' + n.message,
+		n.lines ? srcPre(n.lines, n.line) : n.source ? el('pre', {}, n.source) : null)));
+	const chain = [];
+	if (st.include_chain)
+		chain.push(el('li', { class: 'mono wrap' }, 'included from ' + st.include_chain));
+	if (s.inline_chain)
+		chain.push(el('li', { class: 'mono wrap' }, 'inlined ' + s.inline_chain));
+	document.title = 'kwarn: ' + s.message;
+	show(card(null,
+		el('h2', { class: 'wrap' }, s.message),
+		el('p', { class: 'mono wrap' }, s.file + ':' + s.line + ':' + s.column +
+			(s.function ? ' in ' + s.function + '()' : '') +
+			(s.option ? ' [' + s.option + ']' : '')),
+		classification(s),
+		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
+			s.commit.position + '), source from ' +
+			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' :
+				'the tree at this commit')),
+		srcPre(s.lines, s.line),
+		chain.length ? el('ul', { class: 'chain' }, ...chain) : null,
+		el('h2', {}, 'State at every commit of run #' + st.run), stateStrip(st, identity),
+		el('dl', { class: 'facts' },
+			el('dt', {}, 'introduced'), el('dd', {}, commitLink(st.introduced)),
+			el('dt', {}, 'fixed'), el('dd', {}, st.fixed ? commitLink(st.fixed) :
+				el('span', { class: 'muted' }, 'not fixed in this run'))),
+		el('h2', {}, 'Notes'), s.notes.length ? notes : el('p', { class: 'muted' }, 'none'),
+		el('h2', {}, 'Reproduce'), el('pre', { class: 'repro mono' },
+			s.reproducer || '(no object known)')));
+}
+
+// ---- diff of two commits, or of two nights ----
+
+function diffList(kind, list, commit) {
+	const at = kind === 'new' || kind === 'remaining' ? commit.to : commit.from;
+	const item = (w) => {
+		const where = w.file + ':' + w.line + (w.function ? ' in ' + w.function + '()' : '') +
+			(w.option ? ' [' + w.option + ']' : '');
+		return el('li', { class: 'diff-item ' + kind, 'data-identity': w.identity },
+			link('#/warning/' + enc(w.identity) + '/' + enc(at), w.message),
+			el('div', { class: 'where mono cut', title: where }, where));
+	};
+	return el('section', { class: 'diff-list', id: 'diff-' + kind },
+		el('h2', {}, kind.replace('_', ' ') + ' (' + list.length + ')'),
+		list.length ? el('ul', {}, ...list.map(item)) : el('p', { class: 'muted' }, 'none'));
+}
+
+// Why a night has new warnings: its compiler changed, its code, or both.
+function nightCause(a, b) {
+	const cc = (a.cc || a.compiler) !== (b.cc || b.compiler);
+	const code = (a.tree.version || a.tree.name) !== (b.tree.version || b.tree.name);
+	return cc && code ? 'compiler or code' : cc ? 'compiler' : code ? 'code' : 'code';
+}
+
+async function viewDiff(q) {
+	const p = new URLSearchParams();
+	for (const k of ['from', 'to', 'run', 'from_run', 'to_run'])
+		if (q.get(k))
+			p.set(k, q.get(k));
+	const run = q.get('run') ? pickRun(q.get('run')) : null;
+	const [d, points] = await Promise.all([api('/api/diff?' + p.toString()),
+		run ? api('/api/runs/' + run + '/burndown') : Promise.resolve(null)]);
+	const c = d.counts;
+	document.title = 'kwarn diff: ' + c.new + ' new, ' + c.fixed + ' fixed, ' +
+		c.remaining + ' remaining' + (c.not_built ? ', ' + c.not_built + ' not built' : '');
+	let picker = null;
+	if (points) {
+		const sel = (name, cur) => {
+			const s = el('select', { 'aria-label': name }, ...points.map((x) =>
+				el('option', { value: String(x.id) }, '#' + x.position + ' ' +
+					short(x.commit) + ' ' + (x.subject || ''))));
+			s.value = String(cur);
+			s.addEventListener('change', () => {
+				const n = new URLSearchParams(p);
+				n.set(name, s.value);
+				location.hash = '#/diff?' + n.toString();
+			});
+			return s;
+		};
+		picker = el('div', { class: 'filters' }, el('label', {}, 'from ', sel('from', d.from.id)),
+			el('label', {}, 'to ', sel('to', d.to.id)));
+	}
+	let cause = null;
+	if (q.get('from_run') && q.get('to_run')) {
+		const a = runs.find((r) => r.id === d.from.run), b = runs.find((r) => r.id === d.to.run);
+		if (a && b)
+			cause = el('p', {}, 'cause of the new warnings: ', el('b', { class: 'cause' },
+				nightCause(a, b)));
+	}
+	const subs = d.subsystems.sort((a, b) => (b.new + b.fixed) - (a.new + a.fixed) ||
+		a.name.localeCompare(b.name));
+	const subTable = d.maintainers ? el('div', { class: 'scroll' }, el('table', { id: 'diff-subsystems' },
+		el('thead', {}, el('tr', {}, el('th', {}, 'MAINTAINERS entry'), el('th', { class: 'num' }, 'new'),
+			el('th', { class: 'num' }, 'fixed'), el('th', { class: 'num' }, 'remaining'),
+			el('th', { class: 'num' }, 'not built'))),
+		el('tbody', {}, ...subs.map((s) => el('tr', {},
+			el('td', {}, el('span', { class: 'cut', title: s.name }, s.name)),
+			el('td', { class: 'num new' }, s.new), el('td', { class: 'num fixed' }, s.fixed),
+			el('td', { class: 'num' }, s.remaining), el('td', { class: 'num nb' }, s.not_built)))))) :
+		el('p', { class: 'muted' }, 'The tree has no MAINTAINERS file stored.');
+	const commit = { from: d.from.sha, to: d.to.sha };
+	show(card('Diff of #' + d.from.position + ' ' + short(d.from.sha) + ' (run #' + d.from.run +
+		') → #' + d.to.position + ' ' + short(d.to.sha) + ' (run #' + d.to.run + ')',
+	picker, cause,
+	el('div', { class: 'summary' }, el('span', {}, el('b', {}, c.new), ' new'),
+		el('span', {}, el('b', {}, c.fixed), ' fixed'),
+		el('span', {}, el('b', {}, c.remaining), ' remaining'),
+		el('span', {}, el('b', {}, c.not_built), ' not built'))),
+	card('By subsystem', subTable),
+	card(null, diffList('new', d.new, commit), diffList('fixed', d.fixed, commit),
+		diffList('not_built', d.not_built, commit),
+		diffList('remaining', d.remaining, commit)));
+}
+
+// ---- nightly: trees x nights ----
+
+async function viewNightly() {
+	const all = (await api('/api/runs')).filter((r) => r.kind === 'nightly');
+	const day = (r) => new Date(r.started_at * 1000).toISOString().slice(0, 10);
+	const nights = [...new Set(all.map(day))].sort();
+	const trees = [...new Set(all.map((r) => r.tree.name))].sort();
+	if (!all.length) {
+		show(card('Nightly', el('p', { class: 'muted' }, 'No `kwarn nightly` run yet.')));
+		return;
+	}
+	const rows = trees.map((t) => {
+		const mine = all.filter((r) => r.tree.name === t).sort((a, b) => a.id - b.id);
+		return el('tr', {}, el('td', {}, el('span', { class: 'cut', title: t }, t)),
+			...nights.map((nt) => {
+				const here = mine.filter((r) => day(r) === nt);
+				return el('td', { class: 'night' }, ...here.map((r) => {
+					const prev = mine[mine.indexOf(r) - 1];
+					const ccChange = prev && (prev.cc || prev.compiler) !== (r.cc || r.compiler);
+					return el('div', { class: 'night-run' + (ccChange ? ' cc-change' : ''),
+						'data-run': r.id },
+					link('#/run/' + r.id, num(r.warnings)),
+					el('span', { class: 'muted' }, ' ' + ((r.cc || r.compiler || '').split(' ')[0])),
+					ccChange ? el('span', { class: 'cc-mark', title: 'compiler changed from ' +
+						(prev.cc || prev.compiler) }, ' ⚑ compiler changed') : null,
+					prev ? el('div', {}, link('#/diff?from_run=' + prev.id + '&to_run=' + r.id,
+						'vs previous night (' + nightCause(prev, r) + ')')) : null);
+				}));
+			}));
+	});
+	show(card('Nightly runs: trees × nights', el('div', { class: 'scroll' },
+		el('table', { id: 'nightly' }, el('thead', {}, el('tr', {}, el('th', {}, 'tree'),
+			...nights.map((nt) => el('th', {}, nt)))), el('tbody', {}, ...rows))),
+	el('p', { class: 'muted' }, 'Each count links to the night\'s run; "vs previous night" ' +
+		'lists its new warnings and their cause.')));
 }
 
 // ---- warnings at a commit ----
@@ -326,34 +724,6 @@ async function viewCommit(id, q) {
 			(state ? '&state=' + state : ''))));
 }
 
-// ---- one warning with its source ----
-
-async function viewWarning(identity, commit) {
-	const s = await api('/api/warnings/' + enc(identity) + '/source' +
-		(commit ? '?commit=' + enc(commit) : ''));
-	pickRun(s.commit.run);
-	const pre = el('pre', { class: 'source' });
-	for (const l of s.lines)
-		pre.appendChild(el('span', { class: 'row' + (l.line === s.line ? ' hit' : l.mark ? ' note' : '') },
-			el('span', { class: 'ln' }, l.line), l.text));
-	const notes = el('ul', {}, ...s.notes.map((n) => el('li', { class: 'mono' },
-		n.file + ':' + n.line + ':' + n.column + ': note: ' + n.message,
-		n.source ? el('pre', {}, n.source) : null)));
-	const repro = s.reproducer || '(no object known)';
-	show(card(null,
-		el('h2', {}, s.message),
-		el('p', { class: 'mono' }, s.file + ':' + s.line + ':' + s.column +
-			(s.function ? ' in ' + s.function + '()' : '') +
-			(s.option ? ' [' + s.option + ']' : '')),
-		classification(s),
-		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
-			s.commit.position + '), source from ' +
-			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' : 'the tree at this commit')),
-		pre,
-		el('h2', {}, 'Notes'), s.notes.length ? notes : el('p', { class: 'muted' }, 'none'),
-		el('h2', {}, 'Reproduce'), el('pre', { class: 'repro mono' }, repro)));
-}
-
 // ---- boots ----
 
 async function viewBoot(build) {
@@ -374,33 +744,16 @@ async function viewBoot(build) {
 
 // ---- subsystems ----
 
-async function viewSubsystems() {
-	const run = pickRun();
-	const res = await api('/api/subsystems?run=' + run);
-	if (!res.maintainers) {
-		show(card('Subsystems', el('p', { class: 'muted' },
-			'The tree of this run has no MAINTAINERS file stored.')));
-		return;
-	}
-	const rows = res.subsystems.sort((a, b) => b.warnings - a.warnings).map((s) =>
-		el('tr', {}, el('td', {}, link('#/subsystem/' + run + '/' + enc(s.name), s.name)),
-			el('td', { class: 'num' }, s.warnings), el('td', { class: 'num new' }, s.new),
-			el('td', { class: 'num' }, s.files)));
-	show(card('Warnings per MAINTAINERS entry at commit ' + short(res.commit.sha) +
-		' (#' + res.commit.position + ')', el('div', { class: 'scroll' }, el('table', {},
-		el('thead', {}, el('tr', {}, el('th', {}, 'entry'), el('th', { class: 'num' }, 'warnings'),
-			el('th', { class: 'num' }, 'new'), el('th', { class: 'num' }, 'files'))),
-		el('tbody', {}, ...rows)))));
-}
-
 async function viewSubsystem(run, name, q) {
 	pickRun(run);
 	const offset = Number(q.get('offset') || 0);
+	const at = q.get('commit') ? '&commit=' + enc(q.get('commit')) : '';
 	const res = await api('/api/subsystems/' + enc(name) + '/warnings?run=' + run +
-		'&limit=100&offset=' + offset);
-	show(card(name + ': warnings at commit ' + short(res.commit.sha),
-		warningTable(res.warnings, res.commit.sha),
-		pager(res, (o) => '#/subsystem/' + run + '/' + enc(name) + '?offset=' + o)));
+		at + '&limit=100&offset=' + offset);
+	show(card(null, el('h2', { class: 'wrap' }, name + ': warnings at commit ' +
+		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
+	warningTable(res.warnings, res.commit.sha),
+	pager(res, (o) => '#/subsystem/' + run + '/' + enc(name) + '?offset=' + o + at)));
 }
 
 // ---- trees ----
@@ -431,26 +784,43 @@ async function route() {
 	const [path, qs] = h.split('?');
 	const q = new URLSearchParams(qs || '');
 	const part = path.split('/').map(decodeURIComponent);
+	const t0 = performance.now();
+	requests = 0;
+	document.body.removeAttribute('data-ready');
+	document.title = 'kwarn: warning burn-down';
 	for (const a of document.querySelectorAll('header nav a'))
 		a.classList.remove('active');
-	const nav = { '': 'burndown', run: 'burndown', subsystems: 'subsystems',
-		subsystem: 'subsystems', trees: 'trees' }[part[0]];
+	const nav = { '': 'burndown', run: 'burndown', subsystems: 'over', over: 'over',
+		subsystem: 'over', warnings: 'over', diff: 'diff', nightly: 'nightly',
+		trees: 'trees' }[part[0]];
 	if (nav)
 		$('nav-' + nav).classList.add('active');
 	try {
 		switch (part[0]) {
 		case 'commit': await viewCommit(part[1], q); break;
-		case 'warning': await viewWarning(part[1], part[2]); break;
+		case 'warning': await viewWarning(part[1], part[2], q); break;
 		case 'boot': await viewBoot(part[1]); break;
-		case 'subsystems': await viewSubsystems(); break;
+		case 'subsystems': await viewOver('subsystem', q); break;
+		case 'over': await viewOver(OVER[part[1]] ? part[1] : 'subsystem', q); break;
 		case 'subsystem': await viewSubsystem(part[1], part.slice(2).join('/'), q); break;
+		case 'warnings': await viewWarnings(q); break;
+		case 'diff': await viewDiff(q); break;
+		case 'nightly': await viewNightly(); break;
 		case 'trees': await viewTrees(); break;
-		case 'run': await viewRun(part[1]); break;
-		default: await viewRun(null);
+		case 'run': await viewRun(part[1], q); break;
+		default: await viewRun(null, q);
 		}
 	} catch (e) {
 		show(card('Error', el('p', { class: 'error' }, String(e.message || e))));
 	}
+	// the view is drawn once the browser has laid it out
+	await new Promise((ok) => {
+		requestAnimationFrame(() => ok());
+		setTimeout(ok, 100); /* a hidden page draws no frame */
+	});
+	document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
+	document.body.setAttribute('data-requests', String(requests));
+	document.body.setAttribute('data-page-ms', performance.now().toFixed(1));
 	document.body.setAttribute('data-ready', '1');
 }
 

@@ -10,6 +10,12 @@
 #       1 not built)
 # Sets C1 C2 C3 (commit shas), RUN (run id), DB.
 #
+# With FIXTURE_CLANG=1, the same three commits are first compiled by
+# clang-16 with -Wimplicit-fallthrough and -Wmissing-prototypes into a run
+# of tree kwtree-clang (CLANG_RUN), grouped with RUN as `kwarn run --cc gcc
+# --cc clang-16` groups its runs, and clang's c3 build gets a crashed boot:
+# two compilers, three (compiler, option) series, a boot failure.
+#
 # server_start DB [WEBDIR]: start bin/kwarn-server on a free loopback port
 # (with $SERVER_ARGS, split at spaces, if set), set PORT, BASE and
 # SERVER_PID.  server_stop: SIGTERM and wait.
@@ -115,18 +121,38 @@ EOF
 fixture_cc() { # $1 src dir, $2 log, $3 object
 	local src=${3%.o}.c
 	printf '  CC      %s\n' "$3" >>"$2"
-	(cd "$1" && LANG=C LC_CTYPE=C gcc -Wimplicit-fallthrough=3 -Iinclude \
-		-c "$src" -o /dev/null) 2>>"$2"
+	if [ "${FIXTURE_CC:-gcc}" = gcc ]; then
+		(cd "$1" && LANG=C LC_CTYPE=C gcc -Wimplicit-fallthrough=3 \
+			-Iinclude -c "$src" -o /dev/null) 2>>"$2"
+	else
+		(cd "$1" && LANG=C LC_CTYPE=C "$FIXTURE_CC" \
+			-Wimplicit-fallthrough -Wmissing-prototypes \
+			-fno-color-diagnostics -Iinclude -c "$src" \
+			-o /dev/null) 2>>"$2"
+	fi
 }
 
 fixture_build() {
-	local dir=$1 src=$1/src n log map
+	local dir=$1 src=$1/src
 	DB=$dir/kwarn.db
 	C1=$(printf c1 | sha1sum | cut -c1-40)
 	C2=$(printf c2 | sha1sum | cut -c1-40)
 	C3=$(printf c3 | sha1sum | cut -c1-40)
 	mkdir -p "$src/drivers/firewire" "$src/fs/afs" "$src/net/core" \
 		"$src/include/linux"
+	CLANG_RUN=
+	if [ "${FIXTURE_CLANG:-0}" = 1 ]; then
+		FIXTURE_CC=clang-16 fixture_commits "$dir" kwtree-clang ||
+			return 1
+		CLANG_RUN=$(sqlite3 "$DB" "SELECT r.id FROM runs r JOIN trees t
+			ON t.id = r.tree_id WHERE t.name = 'kwtree-clang'")
+	fi
+	fixture_commits "$dir" kwtree || return 1
+	fixture_finish "$dir"
+}
+
+fixture_commits() { # $1 dir, $2 tree name
+	local dir=$1 src=$1/src n log map sha
 	for n in 1 2 3; do
 		case $n in
 		1) fixture_fw 0; fixture_hdr 0 >"$src/include/linux/kwhdr.h" ;;
@@ -135,8 +161,8 @@ fixture_build() {
 		esac >"$src/drivers/firewire/core-device.c"
 		fixture_afs $((n > 1)) >"$src/fs/afs/fsclient.c"
 		fixture_net >"$src/net/core/dev.c"
-		log=$dir/c$n.log
-		map=$dir/c$n.map
+		log=$dir/c$n${FIXTURE_CC:+-$FIXTURE_CC}.log
+		map=$dir/c$n${FIXTURE_CC:+-$FIXTURE_CC}.map
 		: >"$log"
 		printf '%s\n' drivers/firewire/core-device.o fs/afs/fsclient.o \
 			>"$map"
@@ -147,10 +173,15 @@ fixture_build() {
 			fixture_cc "$src" "$log" net/core/dev.o
 		fi
 		eval "sha=\$C$n"
-		"$KWARN" ingest --db "$DB" --tree kwtree --commit "$sha" \
+		"$KWARN" ingest --db "$DB" --tree "$2" --commit "$sha" \
 			--object-map "$map" "$log" >/dev/null || return 1
 	done
-	RUN=$(sqlite3 "$DB" "SELECT id FROM runs LIMIT 1")
+}
+
+fixture_finish() { # $1 dir
+	local dir=$1 hex size
+	RUN=$(sqlite3 "$DB" "SELECT r.id FROM runs r JOIN trees t
+		ON t.id = r.tree_id WHERE t.name = 'kwtree'")
 	cat >"$dir/MAINTAINERS" <<'EOF'
 List of maintainers and how to submit kernel changes
 
@@ -193,7 +224,17 @@ EOF
 	sqlite3 "$DB" "INSERT INTO boots(build_id, verdict, reason, duration_ms,
 		log, log_size, accel) SELECT MAX(b.id), 'pass', 'marker seen',
 		1500, X'$hex', $size, 'tcg' FROM builds b JOIN commits c
-		ON c.id = b.commit_id WHERE c.sha = '$C2'" || return 1
+		ON c.id = b.commit_id WHERE c.sha = '$C2' AND c.run_id = $RUN" ||
+		return 1
+	[ -n "$CLANG_RUN" ] || return 0
+	sqlite3 "$DB" "UPDATE runs SET group_id = $RUN, compiler = CASE id
+		WHEN $RUN THEN 'gcc' ELSE 'clang-16' END
+		WHERE id IN ($RUN, $CLANG_RUN);
+		INSERT INTO boots(build_id, verdict, reason, duration_ms, log,
+		log_size, accel) SELECT MAX(b.id), 'crash', 'Kernel panic seen',
+		900, X'$hex', $size, 'tcg' FROM builds b JOIN commits c
+		ON c.id = b.commit_id WHERE c.sha = '$C3'
+		AND c.run_id = $CLANG_RUN"
 }
 
 server_start() { # $1 db, $2 web dir (optional)
