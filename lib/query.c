@@ -1731,15 +1731,16 @@ static int compiler_matches(const char *name, const char *want)
 	return !strncmp(name, want, l) && (!name[l] || name[l] == '-');
 }
 
-int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
-			      const char *compiler)
+int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
+		     const char *compiler, const char *arch)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	*out = -1;
 	if (db_prepare(&st, db,
-		       "SELECT c.id, COALESCE(r.compiler, 'gcc')"
+		       "SELECT c.id, COALESCE(r.compiler, 'gcc'),"
+		       " COALESCE(r.arch, 'x86_64')"
 		       " FROM commits c0 JOIN runs r0 ON r0.id = c0.run_id"
 		       " JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT"
 		       "  NULL AND r.group_id = r0.group_id))"
@@ -1749,16 +1750,26 @@ int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 		return -1;
 	db_bind_int(st, 1, commit_id, 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (compiler_matches(db_col_text(st, 1), compiler)) {
+		if ((!compiler ||
+		     compiler_matches(db_col_text(st, 1), compiler)) &&
+		    (!arch || !strcmp(db_col_text(st, 2), arch))) {
 			*out = sqlite3_column_int64(st, 0);
 			break;
 		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot find the %s build: %s", compiler,
+		return error("cannot find the %s%s%s build: %s",
+			     compiler ? compiler : "",
+			     compiler && arch ? " " : "", arch ? arch : "",
 			     sqlite3_errmsg(db));
 	return 0;
+}
+
+int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
+			      const char *compiler)
+{
+	return query_commit_for(out, db, commit_id, compiler, NULL);
 }
 
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
@@ -1770,7 +1781,9 @@ int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
 
 	*out = NULL;
 	if (db_prepare(&st, db,
-		       "SELECT c.position, COALESCE(r.compiler, 'gcc'),"
+		       "SELECT c.position, COALESCE(r.compiler, 'gcc')"
+		       "  || CASE WHEN COALESCE(r.arch, 'x86_64') = 'x86_64'"
+		       "  THEN '' ELSE '/' || r.arch END,"
 		       " EXISTS (SELECT 1 FROM builds b"
 		       "  WHERE b.commit_id = c.id),"
 		       " (SELECT COUNT(*) FROM live_states s"
