@@ -98,6 +98,7 @@ struct run_request {
 	size_t nr_frags;
 	int level, jobs, boot;
 	const char *launcher;
+	const char *arch; /* "arm64", or NULL: the host's */
 	int *measured_before; /* if not NULL: set to 1 when nothing ran */
 };
 
@@ -174,6 +175,21 @@ int toolchain_find(const struct toolchain **out, const char *name);
  * string.
  */
 char *toolchain_fallthrough_flag(const struct toolchain *t, int level);
+
+struct arch;
+
+/*
+ * The compiler kwarn-cc runs for T building for arch A, a new string: a
+ * gcc is the cross gcc ("aarch64-linux-gnu-gcc"), a clang is itself (it
+ * cross-compiles with kbuild's ARCH= alone).
+ */
+char *toolchain_cc(const struct toolchain *t, const struct arch *a);
+
+/*
+ * Whether T can build for A here: a cross gcc and its binutils must be in
+ * PATH (clang needs nothing more).  One error line and -1 when not.
+ */
+int toolchain_check_arch(const struct toolchain *t, const struct arch *a);
 
 /* What --warnings asks for, parsed. */
 struct warn_spec {

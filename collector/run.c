@@ -29,6 +29,7 @@
 #include "capture.h"
 #include "classify.h"
 #include "db.h"
+#include "arch.h"
 #include "kwarn.h"
 #include "query.h"
 #include "parse.h"
@@ -51,9 +52,12 @@ struct point {
  */
 struct run_cc {
 	const struct toolchain *tc;
+	const struct arch *arch; /* --arch; the host's (x86_64) without */
 	long long run_id;
 	long long *commit_ids; /* per point, -2 where no patch applied */
 	char *build_dir, *kdir, *config_hash, *compiler, *flags, *params;
+	char *config_name; /* the base and the fragments, as runs.config */
+	const char *frags[16]; /* the fragments for this arch */
 	int lockfd;
 	int measured; /* measured before: nothing to build */
 };
@@ -76,6 +80,8 @@ struct run {
 	const char *pkg_version;
 	const char *cc_names[8]; /* --cc, in order; none: gcc */
 	size_t nr_cc_names;
+	const char *arch_names[4]; /* --arch, in order; none: x86_64 */
+	size_t nr_arch_names;
 	const char *warnings; /* --warnings SPEC, or NULL */
 	FILE *out; /* where the summary goes */
 	int silence_s, timeout_s;
@@ -395,15 +401,18 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 			char **owned)
 {
 	size_t n = 0;
+	char *cc;
 
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = r->tree->src;
 	argv[n++] = owned[0] = xstrfmt("O=%s", r->build_dir);
 	argv[n++] = owned[1] = xstrfmt("-j%d", r->jobs);
+	cc = toolchain_cc(r->cc->tc, r->cc->arch);
 	argv[n++] = owned[2] = xstrfmt("CC=%s %s%s%s", r->cc_path,
 				       r->launcher ? r->launcher : "",
-				       r->launcher ? " " : "", r->cc->tc->cc);
+				       r->launcher ? " " : "", cc);
+	free(cc);
 	argv[n++] = owned[3] = run_kcflags(r);
 	/*
 	 * The level is ours (KCFLAGS comes last and wins), so the tree's
@@ -415,6 +424,12 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	/* kbuild's LLVM=: clang, lld and the llvm tools, host tools too */
 	if (r->cc->tc->llvm)
 		argv[n++] = r->cc->tc->llvm;
+	/* x86_64 is the host: no ARCH=, its command lines stay as they were */
+	if (r->cc->arch->kbuild)
+		argv[n++] = owned[4] = xstrfmt("ARCH=%s", r->cc->arch->kbuild);
+	if (r->cc->arch->cross && !r->cc->tc->clang)
+		argv[n++] = owned[5] =
+			xstrfmt("CROSS_COMPILE=%s", r->cc->arch->cross);
 	if (r->ws.w)
 		argv[n++] = r->ws.w;
 	(void)max;
@@ -883,6 +898,7 @@ static int open_run(struct run *r)
 	ri.level = r->level;
 	ri.params = r->params;
 	ri.compiler = r->cc->tc->name;
+	ri.arch = r->cc->arch->name;
 	rc = store_open_run(&r->run_id, r->db, &ri, r->force);
 	if (rc == 2) {
 		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
@@ -1223,7 +1239,7 @@ static int build_point(struct run *r, size_t k)
 		     t = strtok_r(NULL, ",", &save))
 			argv[n++] = t;
 	} else {
-		argv[n++] = "bzImage";
+		argv[n++] = r->cc->arch->target;
 		if (r->full)
 			argv[n++] = "modules";
 	}
@@ -1261,11 +1277,12 @@ static int build_point(struct run *r, size_t k)
 	bi.config_hash = r->config_hash;
 	bi.compiler = r->compiler;
 	bi.flags = r->flags;
+	bi.arch = r->cc->arch->name;
 	bi.level = r->level;
 	bi.status = rc || rc2 || rc3 ? "failed" : "ok";
 	if (rc || rc2 || rc3)
 		bi.log_tail = tail = file_tail(log, 30);
-	image = xstrfmt("%s/arch/x86/boot/bzImage", r->build_dir);
+	image = xstrfmt("%s%s", r->build_dir, r->cc->arch->image);
 	if (!rc && !access(image, R_OK))
 		bi.image = image;
 	if (r->boot && bi.image) {
@@ -1273,6 +1290,7 @@ static int build_point(struct run *r, size_t k)
 
 		progress(r, k, "booting");
 		bo.kernel = image;
+		bo.arch = r->cc->arch;
 		bo.modules_dir = mods; /* NULL unless --full installed them */
 		bo.silence_ms = r->silence_s * 1000;
 		bo.total_ms = r->timeout_s * 1000;
@@ -1499,6 +1517,8 @@ static char *make_params(struct run *r)
 	 */
 	if (r->cc->tc != toolchain_default())
 		json_object_set_new(o, "cc", json_string(r->cc->tc->name));
+	if (r->cc->arch != arch_host())
+		json_object_set_new(o, "arch", json_string(r->cc->arch->name));
 	if (r->ws.spec)
 		json_object_set_new(o, "warnings", json_string(r->ws.spec));
 	json_object_set_new(o, "full", json_boolean(r->full));
@@ -1577,7 +1597,8 @@ static void run_usage(void)
 		"                 [--fail-on-new] [--force] [--boot-timeout S]"
 		" [--boot-silence S]\n"
 		"                 [--targets OBJ,OBJ...] [--cc NAME]..."
-		" [--warnings W=N,-Wflag...]\n");
+		" [--arch x86_64|arm64]...\n"
+		"                 [--warnings W=N,-Wflag...]\n");
 }
 
 static int finish_run(struct run *r, const char *status, const char *msg)
@@ -1596,6 +1617,8 @@ static void run_use(struct run *r, struct run_cc *c)
 	r->compiler = c->compiler;
 	r->flags = c->flags;
 	r->params = c->params;
+	r->config_name = c->config_name;
+	memcpy(r->frags, c->frags, sizeof(r->frags));
 	/* clang prints no "In function": found in the work tree */
 	r->src.dir = c->tc->clang ? r->tree->src : NULL;
 	for (size_t k = 0; c->commit_ids && k < r->nr_points; k++)
@@ -1610,7 +1633,7 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 {
 	struct strbuf key = STRBUF_INIT;
 	char cfg_key[65], *cap, *last, *lock;
-	char *kcflags;
+	char *kcflags, *archflags;
 	int bad, rc;
 
 	run_use(r, c);
@@ -1626,6 +1649,8 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 			    r->targets ? "targets" : "");
 	if (c->tc != toolchain_default())
 		strbuf_addf(&key, "|cc=%s", c->tc->name);
+	if (c->arch != arch_host())
+		strbuf_addf(&key, "|arch=%s", c->arch->name);
 	if (r->ws.spec)
 		strbuf_addf(&key, "|warnings=%s", r->ws.spec);
 	util_sha256_hex(cfg_key, key.buf, key.len);
@@ -1651,12 +1676,19 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 	}
 	run_use(r, c);
 	kcflags = run_kcflags(r);
-	c->flags = xstrfmt("%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
-			   c->tc->llvm ? c->tc->llvm : "", r->ws.w ? " " : "",
-			   r->ws.w ? r->ws.w : "",
+	archflags = !c->arch->kbuild ?
+			    xstrdup("") :
+		    c->arch->cross && !c->tc->clang ?
+			    xstrfmt(" ARCH=%s CROSS_COMPILE=%s",
+				    c->arch->kbuild, c->arch->cross) :
+			    xstrfmt(" ARCH=%s", c->arch->kbuild);
+	c->flags = xstrfmt("%s%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
+			   c->tc->llvm ? c->tc->llvm : "", archflags,
+			   r->ws.w ? " " : "", r->ws.w ? r->ws.w : "",
 			   r->launcher ? " launcher=" : "",
 			   r->launcher ? r->launcher : "");
 	free(kcflags);
+	free(archflags);
 	run_use(r, c);
 	return 0;
 }
@@ -1675,12 +1707,12 @@ static void run_release(struct run *r)
 		free(c->compiler);
 		free(c->flags);
 		free(c->params);
+		free(c->config_name);
 	}
 	free(r->ccs);
 	source_cache_release(&r->src);
 	run_reset_tree(r);
 	free_list(r->objects, r->nr_objects);
-	free(r->config_name);
 	free(r->config_base_label);
 	free(r->cc_path);
 	warn_spec_release(&r->ws);
@@ -1693,19 +1725,54 @@ static void run_release(struct run *r)
  */
 static int run_resolve(struct run *r)
 {
-	r->nr_ccs = r->nr_cc_names ? r->nr_cc_names : 1;
+	size_t ntc = r->nr_cc_names ? r->nr_cc_names : 1;
+	size_t narch = r->nr_arch_names ? r->nr_arch_names : 1;
+
+	r->nr_ccs = ntc * narch;
 	r->ccs = xcalloc(r->nr_ccs, sizeof(*r->ccs));
 	for (size_t i = 0; i < r->nr_ccs; i++) {
-		r->ccs[i].lockfd = -1;
-		r->ccs[i].run_id = -1;
+		struct run_cc *c = &r->ccs[i];
+
+		c->lockfd = -1;
+		c->run_id = -1;
+		/* compilers outside, architectures inside: gcc x86_64, arm64 */
 		if (!r->nr_cc_names)
-			r->ccs[i].tc = toolchain_default();
-		else if (toolchain_find(&r->ccs[i].tc, r->cc_names[i]))
+			c->tc = toolchain_default();
+		else if (toolchain_find(&c->tc, r->cc_names[i / narch]))
 			return -1;
+		c->arch = r->nr_arch_names ?
+				  arch_find(r->arch_names[i % narch]) :
+				  arch_host();
+		if (!c->arch)
+			return error("unknown architecture '%s' (--arch takes"
+				     " %s)",
+				     r->arch_names[i % narch], arch_names());
 		for (size_t j = 0; j < i; j++)
-			if (r->ccs[j].tc == r->ccs[i].tc)
-				return error("--cc %s is given twice",
-					     r->ccs[i].tc->name);
+			if (r->ccs[j].tc == c->tc && r->ccs[j].arch == c->arch)
+				return error("--%s %s is given twice",
+					     narch > 1 ? "arch" : "cc",
+					     narch > 1 ? c->arch->name :
+							 c->tc->name);
+		if (toolchain_check_arch(c->tc, c->arch))
+			return -1;
+		if (r->boot && !util_in_path(c->arch->qemu))
+			return error("cannot boot %s: no '%s' in PATH"
+				     " (apt-get install %s, or --no-boot)",
+				     c->arch->name, c->arch->qemu,
+				     c->arch->host ? "qemu-system-x86" :
+						     "qemu-system-arm");
+		if (r->boot && !c->arch->host) {
+			char *bb = arch_busybox(c->arch);
+			int missing = access(bb, R_OK);
+
+			if (missing)
+				error("cannot boot %s: no busybox '%s' (run"
+				      " scripts/fetch-busybox %s, or --no-boot)",
+				      c->arch->name, bb, c->arch->name);
+			free(bb);
+			if (missing)
+				return -1;
+		}
 	}
 	if (r->warnings && warnings_parse(&r->ws, r->warnings))
 		return -1;
@@ -1734,6 +1801,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	struct tree_info ti = { 0 };
 	char *default_series = NULL, *default_frags[2] = { NULL };
 	char *maint = NULL, *maint_path = NULL, **cands = NULL;
+	char *qemu_frag = NULL, *qemu_real = NULL, *arch_frags[32] = { NULL };
 	size_t ncands = 0, nmeasured = 0;
 	int ret = 2, rc;
 
@@ -1829,16 +1897,34 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	ti.sha256 = r.tree->sha256;
 	ti.pkg_version = r.pkg_version;
 	ti.maintainers = maint;
-	{
+	qemu_frag = run_data_path("kernel/configs/qemu.config");
+	qemu_real = realpath(qemu_frag, NULL);
+	for (size_t ci = 0; ci < r.nr_ccs; ci++) {
+		struct run_cc *c = &r.ccs[ci];
 		struct strbuf sb = STRBUF_INIT;
 
+		/* kwarn's qemu.config names the qemu config of each arch */
+		for (size_t i = 0; i < r.nr_frags; i++) {
+			char *real = realpath(r.frags[i], NULL);
+			int is_qemu = qemu_real && real &&
+				      !strcmp(real, qemu_real);
+
+			free(real);
+			if (is_qemu && c->arch != arch_host()) {
+				free(arch_frags[ci]);
+				arch_frags[ci] = run_data_path(c->arch->config);
+				c->frags[i] = arch_frags[ci];
+			} else {
+				c->frags[i] = r.frags[i];
+			}
+		}
 		strbuf_addstr(&sb, r.config_base_label);
 		for (size_t i = 0; i < r.nr_frags; i++) {
-			const char *b = strrchr(r.frags[i], '/');
+			const char *b = strrchr(c->frags[i], '/');
 
-			strbuf_addf(&sb, "+%s", b ? b + 1 : r.frags[i]);
+			strbuf_addf(&sb, "+%s", b ? b + 1 : c->frags[i]);
 		}
-		r.config_name = strbuf_detach(&sb, NULL);
+		c->config_name = strbuf_detach(&sb, NULL);
 	}
 	/* every compiler's run, resumed or new, in one transaction */
 	if (db_begin(r.db))
@@ -1850,7 +1936,12 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	for (size_t i = 0; i < r.nr_ccs; i++) {
 		struct run_cc *c = &r.ccs[i];
 
-		c->compiler = compiler_version(c->tc->cc);
+		{
+			char *cc = toolchain_cc(c->tc, c->arch);
+
+			c->compiler = compiler_version(cc);
+			free(cc);
+		}
 		run_use(&r, c);
 		c->params = make_params(&r);
 		run_use(&r, c);
@@ -1870,7 +1961,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		nmeasured += c->measured;
 	}
 	if (r.nr_ccs > 1) {
-		long long ids[ARRAY_SIZE(r.cc_names)];
+		long long ids[ARRAY_SIZE(arch_frags)];
 
 		for (size_t i = 0; i < r.nr_ccs; i++)
 			ids[i] = r.ccs[i].run_id;
@@ -1987,8 +2078,9 @@ report:
 
 		if (r.nr_ccs > 1)
 			fprintf(r.out ? r.out : stdout,
-				"compiler %s: run %lld\n", r.ccs[i].tc->name,
-				id);
+				"compiler %s%s%s: run %lld\n",
+				r.ccs[i].tc->name, r.nr_arch_names ? " " : "",
+				r.nr_arch_names ? r.ccs[i].arch->name : "", id);
 		rep = report_print_run(r.out ? r.out : stdout, r.db, id,
 				       "summary");
 		if (r.fail_on_new && report_tip_has_new(r.db, id) > 0)
@@ -2016,6 +2108,10 @@ out:
 	free(cands);
 	free(maint);
 	free(maint_path);
+	free(qemu_frag);
+	free(qemu_real);
+	for (size_t i = 0; i < ARRAY_SIZE(arch_frags); i++)
+		free(arch_frags[i]);
 	run_release(&r);
 	return ret;
 }
@@ -2042,6 +2138,8 @@ int run_request(long long *run_id_out, const struct run_request *q)
 	r.boot = q->boot;
 	r.launcher = q->launcher;
 	r.measured_before = q->measured_before;
+	if (q->arch)
+		r.arch_names[r.nr_arch_names++] = q->arch;
 	r.silence_s = 30;
 	r.timeout_s = 120;
 	r.out = stderr;
@@ -2069,6 +2167,7 @@ int cmd_run(int argc, char **argv)
 		{ "boot-silence", required_argument, NULL, 'S' },
 		{ "targets", required_argument, NULL, 'O' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "arch", required_argument, NULL, 'A' },
 		{ "warnings", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2126,6 +2225,13 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			r.cc_names[r.nr_cc_names++] = optarg;
+			break;
+		case 'A':
+			if (r.nr_arch_names == ARRAY_SIZE(r.arch_names)) {
+				error("too many --arch architectures");
+				return 2;
+			}
+			r.arch_names[r.nr_arch_names++] = optarg;
 			break;
 		case 'W':
 			r.warnings = optarg;
