@@ -1766,6 +1766,34 @@ int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
 	return 0;
 }
 
+int query_group_run(long long *out, sqlite3 *db, long long run_id,
+		    const char *compiler, const char *arch)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = -1;
+	if (db_prepare(&st, db,
+		       "SELECT r.id, COALESCE(r.compiler, 'gcc'),"
+		       " COALESCE(r.arch, 'x86_64') FROM" GROUP_RUNS
+		       " WHERE r0.id = ? ORDER BY r.id"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((!compiler ||
+		     compiler_matches(db_col_text(st, 1), compiler)) &&
+		    (!arch || !strcmp(db_col_text(st, 2), arch))) {
+			*out = sqlite3_column_int64(st, 0);
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot find the run of group %lld: %s", run_id,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
 int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 			      const char *compiler)
 {

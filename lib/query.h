@@ -337,6 +337,8 @@ int query_build_info(json_t **out, sqlite3 *db, long long build_id);
  *   run of its group built with COMPILER into *out, or -1 if none.
  * - query_commit_for: the same for COMPILER and ARCH ("arm64"), either
  *   NULL for any.
+ * - query_group_run: the run of RUN_ID's group built with COMPILER and
+ *   for ARCH (either NULL for any) into *out, or -1 if none.
  * - query_group_counts: a new object {"POSITION": {"COMPILER": live
  *   warnings, or null when not built}} over RUN_ID's group; a run for
  *   another arch than x86_64 is "COMPILER/ARCH" ("gcc/arm64").
@@ -354,6 +356,8 @@ int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 			      const char *compiler);
 int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
 		     const char *compiler, const char *arch);
+int query_group_run(long long *out, sqlite3 *db, long long run_id,
+		    const char *compiler, const char *arch);
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id);
 int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		const char *only);
