@@ -265,7 +265,8 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 		    " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
 	    db_prepare(&bt, db,
 		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
-		       " replace(b.image, '/arch/x86/boot/bzImage', ''),"
+		       " replace(replace(b.image, '/arch/x86/boot/bzImage', ''),"
+		       "  '/arch/arm64/boot/Image', ''),"
 		       " bo.verdict, bo.duration_ms, bo.reason,"
 		       " (SELECT COUNT(*) FROM boot_modules m"
 		       "  WHERE m.boot_id = bo.id AND m.status = 'ok'),"
