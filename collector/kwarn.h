@@ -85,6 +85,8 @@ int cmd_warnings(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
 /* What kwarn nightly asks of the run machinery. */
+struct arch;
+
 struct run_request {
 	const char *dbpath;
 	const char *tree_spec; /* tarball or directory, or NULL */
@@ -109,8 +111,11 @@ struct run_request {
  */
 int run_request(long long *run_id_out, const struct run_request *q);
 
-/* The first line of `gcc --version`, as runs store it (new string). */
-char *run_compiler_version(void);
+/*
+ * The first line of `gcc --version` (for arch A: its cross gcc's), as runs
+ * store it (new string).
+ */
+char *run_compiler_version(const struct arch *a);
 
 /* nightly.c */
 
@@ -175,8 +180,6 @@ int toolchain_find(const struct toolchain **out, const char *name);
  * string.
  */
 char *toolchain_fallthrough_flag(const struct toolchain *t, int level);
-
-struct arch;
 
 /*
  * The compiler kwarn-cc runs for T building for arch A, a new string: a

@@ -19,6 +19,7 @@
 
 #include "bisect.h"
 #include "db.h"
+#include "arch.h"
 #include "kwarn.h"
 #include "query.h"
 #include "util.h"
@@ -166,7 +167,7 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 	json_object_set_new(entry, "verdict", json_string(me.verdict));
 	json_object_set_new(entry, "warnings", json_integer(count));
 	if (prev_run == -2 &&
-	    query_previous_nightly(&prev_run, db, run, me.tree))
+	    query_previous_nightly(&prev_run, db, run, me.tree, NULL))
 		goto out;
 	if (prev_run >= 0) {
 		const char *cause = "code";
@@ -397,7 +398,8 @@ static void nightly_usage(void)
 		" [--level N] [-j N]\n"
 		"                     [--series FILE|none] [--no-boot]"
 		" [--repo PATH --ref BRANCH]\n"
-		"                     [--cc-launcher L] [--format text|json]\n");
+		"                     [--cc-launcher L] [--format text|json]"
+		" [--arch x86_64|arm64]\n");
 }
 
 int cmd_nightly(int argc, char **argv)
@@ -414,6 +416,7 @@ int cmd_nightly(int argc, char **argv)
 		{ "ref", required_argument, NULL, 'r' },
 		{ "cc-launcher", required_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "arch", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
@@ -422,6 +425,7 @@ int cmd_nightly(int argc, char **argv)
 	     *default_series = NULL;
 	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
 	struct run_request q = { 0 };
+	const struct arch *arch = arch_host();
 	struct found_tree *found = NULL;
 	size_t nfound = 0, nfrags = 0;
 	json_t *report = json_array(), *failures = json_array();
@@ -482,6 +486,16 @@ int cmd_nightly(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			break;
+		case 'a':
+			if (!(arch = arch_find(optarg))) {
+				error("unknown architecture '%s' (--arch takes"
+				      " %s)",
+				      optarg, arch_names());
+				goto out;
+			}
+			/* x86_64, the host, keeps the runs it always had */
+			q.arch = arch->host ? NULL : arch->name;
+			break;
 		default:
 			nightly_usage();
 			goto out;
@@ -495,10 +509,10 @@ int cmd_nightly(int argc, char **argv)
 	if (q.launcher && launcher_check(q.launcher, q.level))
 		goto out;
 	if (!nfrags) {
-		default_frag = run_data_path("kernel/configs/qemu.config");
+		default_frag = run_data_path(arch->config);
 		frags[nfrags++] = realpath(default_frag, NULL);
 		if (!frags[0]) {
-			error("cannot find kernel/configs/qemu.config (set KWARN_DATA)");
+			error("cannot find %s (set KWARN_DATA)", arch->config);
 			goto out;
 		}
 	}
@@ -541,9 +555,10 @@ int cmd_nightly(int argc, char **argv)
 		config_name = strbuf_detach(&sb, NULL);
 	}
 	/* the same words as kwarn run stores in builds.compiler */
-	compiler = run_compiler_version();
+	compiler = run_compiler_version(arch);
 	if (!strcmp(compiler, "unknown")) {
-		error("cannot run 'gcc --version'");
+		error("cannot run '%sgcc --version'",
+		      arch->cross ? arch->cross : "");
 		goto out;
 	}
 	if (!repo && find_trees(&found, &nfound, trees))
@@ -582,7 +597,8 @@ int cmd_nightly(int argc, char **argv)
 				continue;
 			}
 		}
-		if (query_previous_nightly(&prev, db, LLONG_MAX, t->name)) {
+		if (query_previous_nightly(&prev, db, LLONG_MAX, t->name,
+					   arch->name)) {
 			ret = 2;
 			goto out;
 		}

@@ -1359,9 +1359,13 @@ static char *compiler_version(const char *cc)
 	return v;
 }
 
-char *run_compiler_version(void)
+char *run_compiler_version(const struct arch *a)
 {
-	return compiler_version("gcc");
+	char *cc = toolchain_cc(toolchain_default(), a);
+	char *v = compiler_version(cc);
+
+	free(cc);
+	return v;
 }
 
 static int version_cmp_desc(const void *a, const void *b)

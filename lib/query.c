@@ -695,7 +695,7 @@ static int first_id(long long *out, sqlite3 *db, sqlite3_stmt *st)
 }
 
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
-			   const char *name)
+			   const char *name, const char *arch)
 {
 	sqlite3_stmt *st = NULL;
 
@@ -704,10 +704,15 @@ int query_previous_nightly(long long *out, sqlite3 *db, long long run,
 		    &st, db,
 		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
 		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		    " AND t.name = ? AND r.id < ? ORDER BY r.id DESC LIMIT 1"))
+		    " AND t.name = ?1 AND r.id < ?2"
+		    " AND COALESCE(r.arch, 'x86_64') = COALESCE(?3,"
+		    "  (SELECT COALESCE(arch, 'x86_64') FROM runs WHERE id = ?2),"
+		    "  'x86_64')"
+		    " ORDER BY r.id DESC LIMIT 1"))
 		return -1;
 	db_bind_text(st, 1, name);
 	db_bind_int(st, 2, run, 0);
+	db_bind_text(st, 3, arch);
 	return first_id(out, db, st);
 }
 

@@ -163,7 +163,8 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
 /*
  * Finished nightlies into *out, -1 when there is none; each returns 0 or
  * -1 (reported):
- * - query_previous_nightly: the last one of tree name NAME before RUN;
+ * - query_previous_nightly: the last one of tree name NAME before RUN
+ *   for ARCH ("arm64"; NULL: RUN's own arch, x86_64 when RUN is none);
  * - query_nightly_with_compiler: the newest of tree TREE_ID built with
  *   COMPILER;
  * - query_newest_older_tree: the newest of another tree whose version is
@@ -171,7 +172,7 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
  *   version, one built with COMPILER is preferred, then the latest.
  */
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
-			   const char *name);
+			   const char *name, const char *arch);
 int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
 				const char *compiler);
 int query_newest_older_tree(long long *out, sqlite3 *db, long long run,
