@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "db.h"
 #include "arch.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "util.h"
 #include "banned.h"
@@ -391,121 +391,88 @@ out:
 	return id;
 }
 
-static void nightly_usage(void)
-{
-	fprintf(stderr,
-		"usage: kwarn nightly --db FILE [--trees DIR] [--config FRAG]..."
-		" [--level N] [-j N]\n"
-		"                     [--series FILE|none] [--no-boot]"
-		" [--repo PATH --ref BRANCH]\n"
-		"                     [--cc-launcher L] [--format text|json]"
-		" [--arch x86_64|arm64]\n");
-}
+static const char *const nightly_usage[] = {
+	"kwarn nightly --db FILE [--trees DIR] [--config FRAG]... [--level N] [-j N]",
+	"              [--series FILE|none] [--no-boot] [--repo PATH --ref BRANCH]",
+	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]",
+	NULL,
+};
+
+static const char *const nightly_formats[] = { "text", "json", NULL };
 
 int cmd_nightly(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "trees", required_argument, NULL, 't' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "series", required_argument, NULL, 's' },
-		{ "no-boot", no_argument, NULL, 'N' },
-		{ "repo", required_argument, NULL, 'R' },
-		{ "ref", required_argument, NULL, 'r' },
-		{ "cc-launcher", required_argument, NULL, 'L' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
-	const char *repo = NULL, *ref = NULL, *format = "text";
+	const char *repo = NULL, *ref = NULL, *format = "text",
+		   *arch_name = NULL;
+	const struct arch *arch = arch_host();
 	char *frags[16] = { NULL }, *default_frag = NULL,
 	     *default_series = NULL;
 	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
 	struct run_request q = { 0 };
-	const struct arch *arch = arch_host();
 	struct found_tree *found = NULL;
 	size_t nfound = 0, nfrags = 0;
 	json_t *report = json_array(), *failures = json_array();
 	sqlite3 *db = NULL;
-	int c, ret = 2, lockfd = -1, nnew = 0, measured_any = 0;
-	long v;
+	struct opt_list frag_args = { 0 };
+	long level = 3, jobs = 2;
+	int no_boot = 0;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_STRING(
+			0, "trees", &trees, "DIR",
+			"where the linux-source-*.tar.* are (default: /usr/src)"),
+		OPT_LIST(
+			0, "config", &frag_args, "FRAG",
+			"a config fragment (default: kernel/configs/qemu.config)"),
+		OPT_LONG(0, "level", &level, "N",
+			 "-Wimplicit-fallthrough level (default: 3)", 1, 5),
+		OPT_LONG('j', "jobs", &jobs, "N", "make -j (default: 2)", 1,
+			 256),
+		OPT_STRING(
+			0, "series", &series, "FILE|none",
+			"the series to try on every tree (default: kernel/series)"),
+		OPT_FLAG(0, "no-boot", &no_boot, "do not boot the builds"),
+		OPT_STRING(0, "repo", &repo, "PATH",
+			   "a git repository to follow, with --ref"),
+		OPT_STRING(0, "ref", &ref, "BRANCH", "the branch of --repo"),
+		OPT_STRING(0, "cc-launcher", &q.launcher, "L",
+			   "a compiler launcher (ccache, distcc, ...)"),
+		OPT_CHOICE(0, "format", &format, "F", "the report",
+			   nightly_formats),
+		OPT_STRING(0, "arch", &arch_name, "ARCH",
+			   "x86_64 or arm64 (default: x86_64)"),
+		OPT_END,
+	};
+	int argi, prc, ret = 2, lockfd = -1, nnew = 0, measured_any = 0;
 
-	q.level = 3;
-	q.jobs = 2;
-	q.boot = 1;
-	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 't':
-			trees = optarg;
-			break;
-		case 'c':
-			if (nfrags == ARRAY_SIZE(frags) ||
-			    !(frags[nfrags] = realpath(optarg, NULL))) {
-				error("cannot read config fragment '%s'",
-				      optarg);
-				goto out;
-			}
-			nfrags++;
-			break;
-		case 'l':
-			if (util_parse_long(&v, optarg, 1, 5)) {
-				error("--level must be 1 to 5, not '%s'",
-				      optarg);
-				goto out;
-			}
-			q.level = (int)v;
-			break;
-		case 'j':
-			if (util_parse_long(&v, optarg, 1, 256)) {
-				error("-j must be 1 to 256, not '%s'", optarg);
-				goto out;
-			}
-			q.jobs = (int)v;
-			break;
-		case 's':
-			series = optarg;
-			break;
-		case 'N':
-			q.boot = 0;
-			break;
-		case 'R':
-			repo = optarg;
-			break;
-		case 'r':
-			ref = optarg;
-			break;
-		case 'L':
-			q.launcher = optarg;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		case 'a':
-			if (!(arch = arch_find(optarg))) {
-				error("unknown architecture '%s' (--arch takes"
-				      " %s)",
-				      optarg, arch_names());
-				goto out;
-			}
-			/* x86_64, the host, keeps the runs it always had */
-			q.arch = arch->host ? NULL : arch->name;
-			break;
-		default:
-			nightly_usage();
-			goto out;
-		}
-	}
-	if (!dbpath || optind != argc || (!repo != !ref) ||
-	    (strcmp(format, "text") && strcmp(format, "json"))) {
-		nightly_usage();
+	prc = opt_parse(&argi, argc, argv, opts, nightly_usage);
+	if (prc) {
+		ret = prc > 0 ? 0 : 2;
 		goto out;
 	}
+	if (!dbpath || argi != argc || (!repo != !ref)) {
+		opt_usage(stderr, opts, nightly_usage);
+		goto out;
+	}
+	for (size_t i = 0; i < frag_args.nr; i++) {
+		if (!(frags[nfrags] = realpath(frag_args.v[i], NULL))) {
+			error("cannot read config fragment '%s'",
+			      frag_args.v[i]);
+			goto out;
+		}
+		nfrags++;
+	}
+	if (arch_name && !(arch = arch_find(arch_name))) {
+		error("unknown architecture '%s' (--arch takes %s)", arch_name,
+		      arch_names());
+		goto out;
+	}
+	/* x86_64, the host, keeps the runs it always had */
+	q.arch = arch->host ? NULL : arch->name;
+	q.level = (int)level;
+	q.jobs = (int)jobs;
+	q.boot = !no_boot;
 	if (q.launcher && launcher_check(q.launcher, q.level))
 		goto out;
 	if (!nfrags) {
