@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bisect.h"
 #include "query.h"
 #include "db.h"
@@ -236,12 +237,10 @@ static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
 		b->good = xstrdup(db_col_text(st, 4));
 	{
 		const char *image = (const char *)sqlite3_column_text(st, 5);
-		const char *suffix = "/arch/x86/boot/bzImage";
-		size_t n = image ? strlen(image) : 0, k = strlen(suffix);
+		size_t n = 0;
 
-		if (n > k && !strcmp(image + n - k, suffix))
-			b->config =
-				xstrfmt("%.*s/.config", (int)(n - k), image);
+		if (arch_of_image(image, &n))
+			b->config = xstrfmt("%.*s/.config", (int)n, image);
 	}
 	b->level = sqlite3_column_type(st, 6) == SQLITE_NULL ?
 			   3 :

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "arch.h"
 #include "boot.h"
 #include "db.h"
 #include "kwarn.h"
@@ -103,7 +104,7 @@ static int spawn_piped(pid_t *pid_out, int *fd_out, const char *const *argv)
 }
 
 struct qemu_run {
-	const char *qemu, *accel, *kernel, *initramfs, *append;
+	const char *qemu, *machine, *accel, *kernel, *initramfs, *append;
 	char memory[16]; /* -m, in MB */
 	int silence_ms, total_ms;
 };
@@ -124,6 +125,7 @@ static int qemu_run(struct boot_result *out, const struct qemu_run *q)
 		"-kernel",    q->kernel,
 		"-initrd",    q->initramfs,
 		"-append",    q->append,
+		"-M",	      q->machine,
 		NULL,
 	};
 	struct strbuf log = STRBUF_INIT;
@@ -210,12 +212,15 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 {
 	struct strbuf append = STRBUF_INIT;
 	struct qemu_run q = { 0 };
+	const struct arch *arch;
 	char *initramfs = NULL;
 	int ret = -1, auto_accel;
 	struct stat st;
 
 	memset(out, 0, sizeof(*out));
-	q.qemu = o->qemu ? o->qemu : "qemu-system-x86_64";
+	arch = o->arch ? o->arch : arch_host();
+	q.qemu = o->qemu ? o->qemu : arch->qemu;
+	q.machine = arch->machine;
 	q.silence_ms = o->silence_ms > 0 ? o->silence_ms :
 		       o->modules_dir	 ? BOOT_MODULES_SILENCE_MS :
 					   BOOT_SILENCE_MS;
@@ -251,6 +256,7 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 		struct initramfs_opts io = { 0 };
 
 		io.modules_dir = o->modules_dir;
+		io.arch = arch;
 		if (initramfs_build(&initramfs, &io)) {
 			set_infra(out, xstrdup("cannot build the initramfs"));
 			goto out;
@@ -258,8 +264,8 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 	}
 	q.initramfs = initramfs;
 
-	strbuf_addf(&append, "console=ttyS0 panic=-1 kwarn.nonce=%s",
-		    out->nonce);
+	strbuf_addf(&append, "console=%s panic=-1 kwarn.nonce=%s",
+		    arch->console, out->nonce);
 	if (o->modules_dir)
 		strbuf_addstr(&append, " kwarn.modules=1");
 	if (o->extra_append && *o->extra_append)
@@ -270,7 +276,7 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 	if (!auto_accel)
 		q.accel = !strcmp(o->accel, "kvm") ? "kvm" : "tcg";
 	else
-		q.accel = kvm_usable() ? "kvm" : "tcg";
+		q.accel = arch->host && kvm_usable() ? "kvm" : "tcg";
 	ret = qemu_run(out, &q);
 	if (!ret && auto_accel && !strcmp(q.accel, "kvm") &&
 	    !strcmp(out->verdict, "infra") && out->log_len) {
@@ -286,7 +292,8 @@ out:
 }
 
 static const char *const boot_usage[] = {
-	"kwarn boot --kernel BZIMAGE [--initramfs FILE] [--qemu BIN]",
+	"kwarn boot --kernel IMAGE [--arch x86_64|arm64] [--initramfs FILE]",
+	"           [--qemu BIN]",
 	"           [--silence S] [--timeout S] [--modules DIR] [--memory MB]",
 	"           [--accel kvm|tcg] [--init FILE] [--variant V] [--log FILE]",
 	"kwarn boot --db FILE --build ID [options]",
@@ -302,18 +309,20 @@ int cmd_boot(int argc, char **argv)
 	struct boot_result r = { 0 };
 	struct initramfs_opts io = { 0 };
 	const char *dbpath = NULL, *logpath = NULL, *init = NULL;
-	const char *variant = NULL;
+	const char *variant = NULL, *arch = NULL;
 	char *image = NULL, *initramfs = NULL;
 	long build = -1, silence = 0, timeout = 0, memory = 0;
 	long long boot_id = -1;
 	int argi, rc, custom = 0, ret = 2;
 	sqlite3 *db = NULL;
 	const struct opt opts[] = {
-		OPT_STRING(0, "kernel", &bo.kernel, "BZIMAGE", "the kernel"),
+		OPT_STRING(0, "kernel", &bo.kernel, "IMAGE", "the kernel"),
+		OPT_STRING(0, "arch", &arch, "ARCH",
+			   "x86_64 or arm64 (default: the image's)"),
 		OPT_STRING(0, "initramfs", &bo.initramfs, "FILE",
 			   "the initramfs (default: busybox and qemu/init)"),
 		OPT_STRING(0, "qemu", &bo.qemu, "BIN",
-			   "QEMU (default qemu-system-x86_64)"),
+			   "QEMU (default: the arch's, qemu-system-x86_64)"),
 		OPT_LONG(0, "silence", &silence, "S",
 			 "a hang after S seconds without output", 1, 86400),
 		OPT_LONG(0, "timeout", &timeout, "S", "at most S seconds", 1,
@@ -349,6 +358,10 @@ int cmd_boot(int argc, char **argv)
 		opt_usage(stderr, opts, boot_usage);
 		goto out;
 	}
+	if (arch && !(bo.arch = arch_find(arch))) {
+		error("unknown architecture '%s' (%s)", arch, arch_names());
+		goto out;
+	}
 	ret = 1;
 	if (dbpath) {
 		if (db_open(&db, dbpath, DB_READ_WRITE) ||
@@ -357,7 +370,11 @@ int cmd_boot(int argc, char **argv)
 		/* a build without an image is stored as an infra verdict */
 		bo.kernel = image;
 	}
+	/* an arm64 Image is booted as one: B/arch/arm64/boot/Image */
+	if (!bo.arch)
+		bo.arch = arch_of_image(bo.kernel, NULL);
 	if (custom) {
+		io.arch = bo.arch;
 		io.init = init;
 		io.modules_dir = bo.modules_dir;
 		if (initramfs_build(&initramfs, &io))

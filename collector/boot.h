@@ -16,6 +16,8 @@
 
 #include "bootlog.h"
 
+struct arch;
+
 /* initramfs.c */
 
 enum initramfs_variant {
@@ -26,6 +28,7 @@ enum initramfs_variant {
 
 struct initramfs_opts {
 	const char *busybox; /* default "/bin/busybox" */
+	const struct arch *arch; /* busybox of this arch (arch_busybox()) */
 	const char *init; /* init script; default initramfs_default_init() */
 	const char *modules_dir; /* copied as /lib/modules, or NULL */
 	enum initramfs_variant variant;
@@ -53,9 +56,10 @@ int initramfs_parse_variant(enum initramfs_variant *out, const char *s);
 /* boot.c */
 
 struct boot_opts {
-	const char *kernel; /* bzImage */
+	const char *kernel; /* the arch's boot image (bzImage, Image) */
+	const struct arch *arch; /* NULL: the host's (x86_64) */
 	const char *initramfs; /* NULL: build the default one */
-	const char *qemu; /* binary, default "qemu-system-x86_64" */
+	const char *qemu; /* binary, default the arch's (qemu-system-x86_64) */
 	/*
 	 * Packed as /lib/modules and loaded by the init (kwarn.modules=1),
 	 * or NULL: what `make modules_install` put in INSTALL_MOD_PATH's
@@ -70,8 +74,8 @@ struct boot_opts {
 };
 
 /*
- * Boot O->kernel under QEMU (KVM when /dev/kvm opens read-write, else
- * TCG) with a fresh nonce and fill *out, which the caller releases with
+ * Boot O->kernel under QEMU for O->arch (KVM when the arch is the host's
+ * and /dev/kvm opens read-write, else TCG) with a fresh nonce and fill *out, which the caller releases with
  * boot_result_release().  Returns 0 whenever a verdict was reached, infra
  * included; -1 only on internal errors (reported).
  */

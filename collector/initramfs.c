@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "arch.h"
 #include "boot.h"
 #include "util.h"
 #include "banned.h"
@@ -246,7 +247,8 @@ static int gzip_buf(struct strbuf *out, const struct strbuf *in)
 
 int initramfs_build(char **out, const struct initramfs_opts *o)
 {
-	const char *busybox = o->busybox ? o->busybox : "/bin/busybox";
+	char *arch_bb = o->busybox ? NULL : arch_busybox(o->arch);
+	const char *busybox = o->busybox ? o->busybox : arch_bb;
 	struct strbuf manifest = STRBUF_INIT, gz = STRBUF_INIT;
 	struct cpio c = { STRBUF_INIT, 0 };
 	struct entries mods = { NULL, 0, 0 };
@@ -265,8 +267,13 @@ int initramfs_build(char **out, const struct initramfs_opts *o)
 		 initramfs_default_init(&init))
 		goto out;
 	if (access(busybox, R_OK)) {
-		error("cannot read '%s': %s (install busybox-static)", busybox,
-		      strerror(errno));
+		if (arch_bb && o->arch && !o->arch->host)
+			error("cannot read '%s': %s (run scripts/fetch-busybox"
+			      " %s)",
+			      busybox, strerror(errno), o->arch->name);
+		else
+			error("cannot read '%s': %s (install busybox-static)",
+			      busybox, strerror(errno));
 		goto out;
 	}
 	if (util_sha256_file(bb_sha, busybox))
@@ -381,5 +388,6 @@ out:
 	free(dir);
 	free(path);
 	free(full);
+	free(arch_bb);
 	return ret;
 }

@@ -85,6 +85,8 @@ int cmd_warnings(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
 /* What kwarn nightly asks of the run machinery. */
+struct arch;
+
 struct run_request {
 	const char *dbpath;
 	const char *tree_spec; /* tarball or directory, or NULL */
@@ -98,6 +100,7 @@ struct run_request {
 	size_t nr_frags;
 	int level, jobs, boot;
 	const char *launcher;
+	const char *arch; /* "arm64", or NULL: the host's */
 	int *measured_before; /* if not NULL: set to 1 when nothing ran */
 };
 
@@ -108,8 +111,11 @@ struct run_request {
  */
 int run_request(long long *run_id_out, const struct run_request *q);
 
-/* The first line of `gcc --version`, as runs store it (new string). */
-char *run_compiler_version(void);
+/*
+ * The first line of `gcc --version` (for arch A: its cross gcc's), as runs
+ * store it (new string).
+ */
+char *run_compiler_version(const struct arch *a);
 
 /* help.c */
 
@@ -182,6 +188,19 @@ int toolchain_find(const struct toolchain **out, const char *name);
  * string.
  */
 char *toolchain_fallthrough_flag(const struct toolchain *t, int level);
+
+/*
+ * The compiler kwarn-cc runs for T building for arch A, a new string: a
+ * gcc is the cross gcc ("aarch64-linux-gnu-gcc"), a clang is itself (it
+ * cross-compiles with kbuild's ARCH= alone).
+ */
+char *toolchain_cc(const struct toolchain *t, const struct arch *a);
+
+/*
+ * Whether T can build for A here: a cross gcc and its binutils must be in
+ * PATH (clang needs nothing more).  One error line and -1 when not.
+ */
+int toolchain_check_arch(const struct toolchain *t, const struct arch *a);
 
 /* What --warnings asks for, parsed. */
 struct warn_spec {

@@ -18,6 +18,7 @@
 
 #include "bisect.h"
 #include "db.h"
+#include "arch.h"
 #include "kwarn.h"
 #include "options.h"
 #include "query.h"
@@ -166,7 +167,7 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 	json_object_set_new(entry, "verdict", json_string(me.verdict));
 	json_object_set_new(entry, "warnings", json_integer(count));
 	if (prev_run == -2 &&
-	    query_previous_nightly(&prev_run, db, run, me.tree))
+	    query_previous_nightly(&prev_run, db, run, me.tree, NULL))
 		goto out;
 	if (prev_run >= 0) {
 		const char *cause = "code";
@@ -393,7 +394,7 @@ out:
 static const char *const nightly_usage[] = {
 	"kwarn nightly --db FILE [--trees DIR] [--config FRAG]... [--level N] [-j N]",
 	"              [--series FILE|none] [--no-boot] [--repo PATH --ref BRANCH]",
-	"              [--cc-launcher L] [--format text|json]",
+	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]",
 	NULL,
 };
 
@@ -402,7 +403,9 @@ static const char *const nightly_formats[] = { "text", "json", NULL };
 int cmd_nightly(int argc, char **argv)
 {
 	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
-	const char *repo = NULL, *ref = NULL, *format = "text";
+	const char *repo = NULL, *ref = NULL, *format = "text",
+		   *arch_name = NULL;
+	const struct arch *arch = arch_host();
 	char *frags[16] = { NULL }, *default_frag = NULL,
 	     *default_series = NULL;
 	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
@@ -437,6 +440,8 @@ int cmd_nightly(int argc, char **argv)
 			   "a compiler launcher (ccache, distcc, ...)"),
 		OPT_CHOICE(0, "format", &format, "F", "the report",
 			   nightly_formats),
+		OPT_STRING(0, "arch", &arch_name, "ARCH",
+			   "x86_64 or arm64 (default: x86_64)"),
 		OPT_END,
 	};
 	int argi, prc, ret = 2, lockfd = -1, nnew = 0, measured_any = 0;
@@ -458,16 +463,23 @@ int cmd_nightly(int argc, char **argv)
 		}
 		nfrags++;
 	}
+	if (arch_name && !(arch = arch_find(arch_name))) {
+		error("unknown architecture '%s' (--arch takes %s)", arch_name,
+		      arch_names());
+		goto out;
+	}
+	/* x86_64, the host, keeps the runs it always had */
+	q.arch = arch->host ? NULL : arch->name;
 	q.level = (int)level;
 	q.jobs = (int)jobs;
 	q.boot = !no_boot;
 	if (q.launcher && launcher_check(q.launcher, q.level))
 		goto out;
 	if (!nfrags) {
-		default_frag = run_data_path("kernel/configs/qemu.config");
+		default_frag = run_data_path(arch->config);
 		frags[nfrags++] = realpath(default_frag, NULL);
 		if (!frags[0]) {
-			error("cannot find kernel/configs/qemu.config (set KWARN_DATA)");
+			error("cannot find %s (set KWARN_DATA)", arch->config);
 			goto out;
 		}
 	}
@@ -510,9 +522,10 @@ int cmd_nightly(int argc, char **argv)
 		config_name = strbuf_detach(&sb, NULL);
 	}
 	/* the same words as kwarn run stores in builds.compiler */
-	compiler = run_compiler_version();
+	compiler = run_compiler_version(arch);
 	if (!strcmp(compiler, "unknown")) {
-		error("cannot run 'gcc --version'");
+		error("cannot run '%sgcc --version'",
+		      arch->cross ? arch->cross : "");
 		goto out;
 	}
 	if (!repo && find_trees(&found, &nfound, trees))
@@ -551,7 +564,8 @@ int cmd_nightly(int argc, char **argv)
 				continue;
 			}
 		}
-		if (query_previous_nightly(&prev, db, LLONG_MAX, t->name)) {
+		if (query_previous_nightly(&prev, db, LLONG_MAX, t->name,
+					   arch->name)) {
 			ret = 2;
 			goto out;
 		}

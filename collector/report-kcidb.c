@@ -16,6 +16,7 @@
 #include "db.h"
 #include "kwarn.h"
 #include "query.h"
+#include "arch.h"
 #include "report-out.h"
 #include "repro.h"
 #include "util.h"
@@ -89,8 +90,9 @@ static char *command_of(json_t *build)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *image = report_str(build, "image");
-	size_t n = strlen(image), k = strlen("/arch/x86/boot/bzImage");
-	char *dir = n > k ? xstrndup(image, n - k) : xstrdup("BUILD"), *o;
+	size_t n = 0;
+	const struct arch *a = arch_of_image(image, &n);
+	char *dir = a ? xstrndup(image, n) : xstrdup("BUILD"), *o;
 
 	o = xstrfmt("O=%s", dir);
 	strbuf_addstr(&sb, "make ");
@@ -99,7 +101,8 @@ static char *command_of(json_t *build)
 	if (json_is_integer(json_object_get(build, "level")))
 		strbuf_addf(&sb, " KCFLAGS=-Wimplicit-fallthrough=%lld",
 			    jint(build, "level"));
-	strbuf_addstr(&sb, " CONFIG_CC_IMPLICIT_FALLTHROUGH= bzImage");
+	strbuf_addf(&sb, " CONFIG_CC_IMPLICIT_FALLTHROUGH= %s",
+		    a ? a->target : "bzImage");
 	free(o);
 	free(dir);
 	return strbuf_detach(&sb, NULL);
@@ -124,7 +127,11 @@ static json_t *build_of(json_t *e, json_t *build, const char *checkout_id,
 	if (strcmp(status, "ingested")) {
 		char *cmd = command_of(build);
 
-		json_object_set_new(b, "architecture", json_string("x86_64"));
+		const struct arch *a =
+			arch_of_image(report_str(build, "image"), NULL);
+
+		json_object_set_new(b, "architecture",
+				    json_string(a ? a->name : "x86_64"));
 		json_object_set_new(b, "command", json_string(cmd));
 		free(cmd);
 		json_object_set_new(

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "classify.h"
 #include "db.h"
+#include "arch.h"
 #include "kwarn.h"
 #include "query.h"
 #include "run.h"
@@ -228,15 +229,18 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 			char **owned)
 {
 	size_t n = 0;
+	char *cc;
 
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = r->tree->src;
 	argv[n++] = owned[0] = xstrfmt("O=%s", r->build_dir);
 	argv[n++] = owned[1] = xstrfmt("-j%d", r->jobs);
+	cc = toolchain_cc(r->cc->tc, r->cc->arch);
 	argv[n++] = owned[2] = xstrfmt("CC=%s %s%s%s", r->cc_path,
 				       r->launcher ? r->launcher : "",
-				       r->launcher ? " " : "", r->cc->tc->cc);
+				       r->launcher ? " " : "", cc);
+	free(cc);
 	argv[n++] = owned[3] = run_kcflags(r);
 	/*
 	 * The level is ours (KCFLAGS comes last and wins), so the tree's
@@ -248,6 +252,12 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	/* kbuild's LLVM=: clang, lld and the llvm tools, host tools too */
 	if (r->cc->tc->llvm)
 		argv[n++] = r->cc->tc->llvm;
+	/* x86_64 is the host: no ARCH=, its command lines stay as they were */
+	if (r->cc->arch->kbuild)
+		argv[n++] = owned[4] = xstrfmt("ARCH=%s", r->cc->arch->kbuild);
+	if (r->cc->arch->cross && !r->cc->tc->clang)
+		argv[n++] = owned[5] =
+			xstrfmt("CROSS_COMPILE=%s", r->cc->arch->cross);
 	if (r->ws.w)
 		argv[n++] = r->ws.w;
 	(void)max;
@@ -798,7 +808,7 @@ int build_point(struct run *r, size_t k)
 		     t = strtok_r(NULL, ",", &save))
 			argv[n++] = t;
 	} else {
-		argv[n++] = "bzImage";
+		argv[n++] = r->cc->arch->target;
 		if (r->full)
 			argv[n++] = "modules";
 	}
@@ -836,11 +846,12 @@ int build_point(struct run *r, size_t k)
 	bi.config_hash = r->config_hash;
 	bi.compiler = r->compiler;
 	bi.flags = r->flags;
+	bi.arch = r->cc->arch->name;
 	bi.level = r->level;
 	bi.status = rc || rc2 || rc3 ? "failed" : "ok";
 	if (rc || rc2 || rc3)
 		bi.log_tail = tail = file_tail(log, 30);
-	image = xstrfmt("%s/arch/x86/boot/bzImage", r->build_dir);
+	image = xstrfmt("%s%s", r->build_dir, r->cc->arch->image);
 	if (!rc && !access(image, R_OK))
 		bi.image = image;
 	if (r->boot && bi.image) {
@@ -848,6 +859,7 @@ int build_point(struct run *r, size_t k)
 
 		progress(r, k, "booting");
 		bo.kernel = image;
+		bo.arch = r->cc->arch;
 		bo.modules_dir = mods; /* NULL unless --full installed them */
 		bo.silence_ms = r->silence_s * 1000;
 		bo.total_ms = r->timeout_s * 1000;

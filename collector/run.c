@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "arch.h"
 #include "kwarn.h"
 #include "options.h"
 #include "query.h"
@@ -138,6 +139,7 @@ static int open_run(struct run *r)
 	ri.level = r->level;
 	ri.params = r->params;
 	ri.compiler = r->cc->tc->name;
+	ri.arch = r->cc->arch->name;
 	rc = store_open_run(&r->run_id, r->db, &ri, r->force);
 	if (rc == 2) {
 		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
@@ -172,9 +174,13 @@ static char *compiler_version(const char *cc)
 	return v;
 }
 
-char *run_compiler_version(void)
+char *run_compiler_version(const struct arch *a)
 {
-	return compiler_version("gcc");
+	char *cc = toolchain_cc(toolchain_default(), a);
+	char *v = compiler_version(cc);
+
+	free(cc);
+	return v;
 }
 
 static char *make_params(struct run *r)
@@ -220,6 +226,8 @@ static char *make_params(struct run *r)
 	 */
 	if (r->cc->tc != toolchain_default())
 		json_object_set_new(o, "cc", json_string(r->cc->tc->name));
+	if (r->cc->arch != arch_host())
+		json_object_set_new(o, "arch", json_string(r->cc->arch->name));
 	if (r->ws.spec)
 		json_object_set_new(o, "warnings", json_string(r->ws.spec));
 	json_object_set_new(o, "full", json_boolean(r->full));
@@ -291,7 +299,8 @@ static const char *const run_usage[] = {
 	"          [--series FILE] [--config FRAG]... [--config-base BASE|FILE]",
 	"          [--level N] [-j N] [--full] [--no-boot] [--cc-launcher L]",
 	"          [--fail-on-new] [--force] [--boot-timeout S] [--boot-silence S]",
-	"          [--targets OBJ,OBJ...] [--cc NAME]... [--warnings W=N,-Wflag...]",
+	"          [--targets OBJ,OBJ...] [--cc NAME]... [--arch x86_64|arm64]...",
+	"          [--warnings W=N,-Wflag...]",
 	NULL,
 };
 
@@ -311,6 +320,8 @@ static void run_use(struct run *r, struct run_cc *c)
 	r->compiler = c->compiler;
 	r->flags = c->flags;
 	r->params = c->params;
+	r->config_name = c->config_name;
+	memcpy(r->frags, c->frags, sizeof(r->frags));
 	/* clang prints no "In function": found in the work tree */
 	r->src.dir = c->tc->clang ? r->tree->src : NULL;
 	for (size_t k = 0; c->commit_ids && k < r->nr_points; k++)
@@ -325,7 +336,7 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 {
 	struct strbuf key = STRBUF_INIT;
 	char cfg_key[65], *cap, *last, *lock;
-	char *kcflags;
+	char *kcflags, *archflags;
 	int bad, rc;
 
 	run_use(r, c);
@@ -341,6 +352,8 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 			    r->targets ? "targets" : "");
 	if (c->tc != toolchain_default())
 		strbuf_addf(&key, "|cc=%s", c->tc->name);
+	if (c->arch != arch_host())
+		strbuf_addf(&key, "|arch=%s", c->arch->name);
 	if (r->ws.spec)
 		strbuf_addf(&key, "|warnings=%s", r->ws.spec);
 	util_sha256_hex(cfg_key, key.buf, key.len);
@@ -366,12 +379,19 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 	}
 	run_use(r, c);
 	kcflags = run_kcflags(r);
-	c->flags = xstrfmt("%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
-			   c->tc->llvm ? c->tc->llvm : "", r->ws.w ? " " : "",
-			   r->ws.w ? r->ws.w : "",
+	archflags = !c->arch->kbuild ?
+			    xstrdup("") :
+		    c->arch->cross && !c->tc->clang ?
+			    xstrfmt(" ARCH=%s CROSS_COMPILE=%s",
+				    c->arch->kbuild, c->arch->cross) :
+			    xstrfmt(" ARCH=%s", c->arch->kbuild);
+	c->flags = xstrfmt("%s%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
+			   c->tc->llvm ? c->tc->llvm : "", archflags,
+			   r->ws.w ? " " : "", r->ws.w ? r->ws.w : "",
 			   r->launcher ? " launcher=" : "",
 			   r->launcher ? r->launcher : "");
 	free(kcflags);
+	free(archflags);
 	run_use(r, c);
 	return 0;
 }
@@ -390,12 +410,12 @@ static void run_release(struct run *r)
 		free(c->compiler);
 		free(c->flags);
 		free(c->params);
+		free(c->config_name);
 	}
 	free(r->ccs);
 	source_cache_release(&r->src);
 	run_reset_tree(r);
 	free_list(r->objects, r->nr_objects);
-	free(r->config_name);
 	free(r->config_base_label);
 	free(r->cc_path);
 	warn_spec_release(&r->ws);
@@ -408,19 +428,54 @@ static void run_release(struct run *r)
  */
 static int run_resolve(struct run *r)
 {
-	r->nr_ccs = r->nr_cc_names ? r->nr_cc_names : 1;
+	size_t ntc = r->nr_cc_names ? r->nr_cc_names : 1;
+	size_t narch = r->nr_arch_names ? r->nr_arch_names : 1;
+
+	r->nr_ccs = ntc * narch;
 	r->ccs = xcalloc(r->nr_ccs, sizeof(*r->ccs));
 	for (size_t i = 0; i < r->nr_ccs; i++) {
-		r->ccs[i].lockfd = -1;
-		r->ccs[i].run_id = -1;
+		struct run_cc *c = &r->ccs[i];
+
+		c->lockfd = -1;
+		c->run_id = -1;
+		/* compilers outside, architectures inside: gcc x86_64, arm64 */
 		if (!r->nr_cc_names)
-			r->ccs[i].tc = toolchain_default();
-		else if (toolchain_find(&r->ccs[i].tc, r->cc_names[i]))
+			c->tc = toolchain_default();
+		else if (toolchain_find(&c->tc, r->cc_names[i / narch]))
 			return -1;
+		c->arch = r->nr_arch_names ?
+				  arch_find(r->arch_names[i % narch]) :
+				  arch_host();
+		if (!c->arch)
+			return error("unknown architecture '%s' (--arch takes"
+				     " %s)",
+				     r->arch_names[i % narch], arch_names());
 		for (size_t j = 0; j < i; j++)
-			if (r->ccs[j].tc == r->ccs[i].tc)
-				return error("--cc %s is given twice",
-					     r->ccs[i].tc->name);
+			if (r->ccs[j].tc == c->tc && r->ccs[j].arch == c->arch)
+				return error("--%s %s is given twice",
+					     narch > 1 ? "arch" : "cc",
+					     narch > 1 ? c->arch->name :
+							 c->tc->name);
+		if (toolchain_check_arch(c->tc, c->arch))
+			return -1;
+		if (r->boot && !util_in_path(c->arch->qemu))
+			return error("cannot boot %s: no '%s' in PATH"
+				     " (apt-get install %s, or --no-boot)",
+				     c->arch->name, c->arch->qemu,
+				     c->arch->host ? "qemu-system-x86" :
+						     "qemu-system-arm");
+		if (r->boot && !c->arch->host) {
+			char *bb = arch_busybox(c->arch);
+			int missing = access(bb, R_OK);
+
+			if (missing)
+				error("cannot boot %s: no busybox '%s' (run"
+				      " scripts/fetch-busybox %s, or --no-boot)",
+				      c->arch->name, bb, c->arch->name);
+			free(bb);
+			if (missing)
+				return -1;
+		}
 	}
 	if (r->warnings && warnings_parse(&r->ws, r->warnings))
 		return -1;
@@ -449,6 +504,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	struct tree_info ti = { 0 };
 	char *default_series = NULL, *default_frags[2] = { NULL };
 	char *maint = NULL, *maint_path = NULL, **cands = NULL;
+	char *qemu_frag = NULL, *qemu_real = NULL, *arch_frags[32] = { NULL };
 	size_t ncands = 0, nmeasured = 0;
 	int ret = 2, rc;
 
@@ -544,16 +600,34 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	ti.sha256 = r.tree->sha256;
 	ti.pkg_version = r.pkg_version;
 	ti.maintainers = maint;
-	{
+	qemu_frag = run_data_path("kernel/configs/qemu.config");
+	qemu_real = realpath(qemu_frag, NULL);
+	for (size_t ci = 0; ci < r.nr_ccs; ci++) {
+		struct run_cc *c = &r.ccs[ci];
 		struct strbuf sb = STRBUF_INIT;
 
+		/* kwarn's qemu.config names the qemu config of each arch */
+		for (size_t i = 0; i < r.nr_frags; i++) {
+			char *real = realpath(r.frags[i], NULL);
+			int is_qemu = qemu_real && real &&
+				      !strcmp(real, qemu_real);
+
+			free(real);
+			if (is_qemu && c->arch != arch_host()) {
+				free(arch_frags[ci]);
+				arch_frags[ci] = run_data_path(c->arch->config);
+				c->frags[i] = arch_frags[ci];
+			} else {
+				c->frags[i] = r.frags[i];
+			}
+		}
 		strbuf_addstr(&sb, r.config_base_label);
 		for (size_t i = 0; i < r.nr_frags; i++) {
-			const char *b = strrchr(r.frags[i], '/');
+			const char *b = strrchr(c->frags[i], '/');
 
-			strbuf_addf(&sb, "+%s", b ? b + 1 : r.frags[i]);
+			strbuf_addf(&sb, "+%s", b ? b + 1 : c->frags[i]);
 		}
-		r.config_name = strbuf_detach(&sb, NULL);
+		c->config_name = strbuf_detach(&sb, NULL);
 	}
 	/* every compiler's run, resumed or new, in one transaction */
 	if (db_begin(r.db))
@@ -565,7 +639,12 @@ static int run_execute(struct run r_in, long long *run_id_out)
 	for (size_t i = 0; i < r.nr_ccs; i++) {
 		struct run_cc *c = &r.ccs[i];
 
-		c->compiler = compiler_version(c->tc->cc);
+		{
+			char *cc = toolchain_cc(c->tc, c->arch);
+
+			c->compiler = compiler_version(cc);
+			free(cc);
+		}
 		run_use(&r, c);
 		c->params = make_params(&r);
 		run_use(&r, c);
@@ -585,7 +664,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		nmeasured += c->measured;
 	}
 	if (r.nr_ccs > 1) {
-		long long ids[ARRAY_SIZE(r.cc_names)];
+		long long ids[ARRAY_SIZE(arch_frags)];
 
 		for (size_t i = 0; i < r.nr_ccs; i++)
 			ids[i] = r.ccs[i].run_id;
@@ -702,8 +781,9 @@ report:
 
 		if (r.nr_ccs > 1)
 			fprintf(r.out ? r.out : stdout,
-				"compiler %s: run %lld\n", r.ccs[i].tc->name,
-				id);
+				"compiler %s%s%s: run %lld\n",
+				r.ccs[i].tc->name, r.nr_arch_names ? " " : "",
+				r.nr_arch_names ? r.ccs[i].arch->name : "", id);
 		rep = report_print_run(r.out ? r.out : stdout, r.db, id,
 				       "summary");
 		if (r.fail_on_new && report_tip_has_new(r.db, id) > 0)
@@ -731,6 +811,10 @@ out:
 	free(cands);
 	free(maint);
 	free(maint_path);
+	free(qemu_frag);
+	free(qemu_real);
+	for (size_t i = 0; i < ARRAY_SIZE(arch_frags); i++)
+		free(arch_frags[i]);
 	run_release(&r);
 	return ret;
 }
@@ -757,6 +841,8 @@ int run_request(long long *run_id_out, const struct run_request *q)
 	r.boot = q->boot;
 	r.launcher = q->launcher;
 	r.measured_before = q->measured_before;
+	if (q->arch)
+		r.arch_names[r.nr_arch_names++] = q->arch;
 	r.silence_s = 30;
 	r.timeout_s = 120;
 	r.out = stderr;
@@ -766,7 +852,7 @@ int run_request(long long *run_id_out, const struct run_request *q)
 int cmd_run(int argc, char **argv)
 {
 	struct run r = { 0 };
-	struct opt_list frags = { 0 }, ccs = { 0 };
+	struct opt_list frags = { 0 }, ccs = { 0 }, arches = { 0 };
 	const char *config_base = NULL;
 	long level = 3, jobs = 0, timeout_s = 0, silence_s = 0;
 	int no_boot = 0;
@@ -805,6 +891,8 @@ int cmd_run(int argc, char **argv)
 		OPT_STRING(0, "targets", &r.targets, "OBJ,OBJ...",
 			   "build only these objects (no boot)"),
 		OPT_LIST(0, "cc", &ccs, "NAME", "a compiler (default: gcc)"),
+		OPT_LIST(0, "arch", &arches, "ARCH",
+			 "x86_64 or arm64 (default: x86_64)"),
 		OPT_STRING(0, "warnings", &r.warnings, "W=N,-Wflag...",
 			   "the warnings to measure"),
 		OPT_END,
@@ -842,6 +930,12 @@ int cmd_run(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ccs.nr; i++)
 		r.cc_names[r.nr_cc_names++] = ccs.v[i];
+	if (arches.nr > ARRAY_SIZE(r.arch_names)) {
+		error("too many --arch architectures");
+		goto out;
+	}
+	for (size_t i = 0; i < arches.nr; i++)
+		r.arch_names[r.nr_arch_names++] = arches.v[i];
 	r.level = (int)level;
 	r.jobs = (int)jobs; /* 0: from the launcher's hosts, else 2 */
 	r.boot = !no_boot && !r.targets;

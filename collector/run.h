@@ -33,9 +33,12 @@ struct point {
  */
 struct run_cc {
 	const struct toolchain *tc;
+	const struct arch *arch; /* --arch; the host's (x86_64) without */
 	long long run_id;
 	long long *commit_ids; /* per point, -2 where no patch applied */
 	char *build_dir, *kdir, *config_hash, *compiler, *flags, *params;
+	char *config_name; /* the base and the fragments, as runs.config */
+	const char *frags[16]; /* the fragments for this arch */
 	int lockfd;
 	int measured; /* measured before: nothing to build */
 };
@@ -58,6 +61,8 @@ struct run {
 	const char *pkg_version;
 	const char *cc_names[8]; /* --cc, in order; none: gcc */
 	size_t nr_cc_names;
+	const char *arch_names[4]; /* --arch, in order; none: x86_64 */
+	size_t nr_arch_names;
 	const char *warnings; /* --warnings SPEC, or NULL */
 	FILE *out; /* where the summary goes */
 	int silence_s, timeout_s;

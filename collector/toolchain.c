@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "kwarn.h"
 #include "util.h"
 #include "banned.h"
@@ -88,6 +89,32 @@ char *toolchain_fallthrough_flag(const struct toolchain *t, int level)
 	if (t->clang)
 		return xstrdup("-Wimplicit-fallthrough");
 	return xstrfmt("-Wimplicit-fallthrough=%d", level);
+}
+
+char *toolchain_cc(const struct toolchain *t, const struct arch *a)
+{
+	if (t->clang || !a || !a->cross)
+		return xstrdup(t->cc);
+	return xstrfmt("%s%s", a->cross, t->cc);
+}
+
+int toolchain_check_arch(const struct toolchain *t, const struct arch *a)
+{
+	char *cc, *ld;
+	int ret = 0;
+
+	if (t->clang || !a || !a->cross)
+		return 0;
+	cc = toolchain_cc(t, a);
+	ld = xstrfmt("%sld", a->cross);
+	if (!util_in_path(cc) || !util_in_path(ld))
+		ret = error("no %s compiler for %s: no '%s' in PATH"
+			    " (apt-get install %s-%.*s)",
+			    t->name, a->name, util_in_path(cc) ? ld : cc, t->cc,
+			    (int)strlen(a->cross) - 1, a->cross);
+	free(cc);
+	free(ld);
+	return ret;
 }
 
 /* A compiler warning flag: -W then letters, digits, '-', '_', '=', '+'. */

@@ -265,7 +265,8 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 		    " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
 	    db_prepare(&bt, db,
 		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
-		       " replace(b.image, '/arch/x86/boot/bzImage', ''),"
+		       " replace(replace(b.image, '/arch/x86/boot/bzImage', ''),"
+		       "  '/arch/arm64/boot/Image', ''),"
 		       " bo.verdict, bo.duration_ms, bo.reason,"
 		       " (SELECT COUNT(*) FROM boot_modules m"
 		       "  WHERE m.boot_id = bo.id AND m.status = 'ok'),"
@@ -694,7 +695,7 @@ static int first_id(long long *out, sqlite3 *db, sqlite3_stmt *st)
 }
 
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
-			   const char *name)
+			   const char *name, const char *arch)
 {
 	sqlite3_stmt *st = NULL;
 
@@ -703,10 +704,15 @@ int query_previous_nightly(long long *out, sqlite3 *db, long long run,
 		    &st, db,
 		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
 		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		    " AND t.name = ? AND r.id < ? ORDER BY r.id DESC LIMIT 1"))
+		    " AND t.name = ?1 AND r.id < ?2"
+		    " AND COALESCE(r.arch, 'x86_64') = COALESCE(?3,"
+		    "  (SELECT COALESCE(arch, 'x86_64') FROM runs WHERE id = ?2),"
+		    "  'x86_64')"
+		    " ORDER BY r.id DESC LIMIT 1"))
 		return -1;
 	db_bind_text(st, 1, name);
 	db_bind_int(st, 2, run, 0);
+	db_bind_text(st, 3, arch);
 	return first_id(out, db, st);
 }
 
@@ -1731,15 +1737,16 @@ static int compiler_matches(const char *name, const char *want)
 	return !strncmp(name, want, l) && (!name[l] || name[l] == '-');
 }
 
-int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
-			      const char *compiler)
+int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
+		     const char *compiler, const char *arch)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	*out = -1;
 	if (db_prepare(&st, db,
-		       "SELECT c.id, COALESCE(r.compiler, 'gcc')"
+		       "SELECT c.id, COALESCE(r.compiler, 'gcc'),"
+		       " COALESCE(r.arch, 'x86_64')"
 		       " FROM commits c0 JOIN runs r0 ON r0.id = c0.run_id"
 		       " JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT"
 		       "  NULL AND r.group_id = r0.group_id))"
@@ -1749,16 +1756,54 @@ int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 		return -1;
 	db_bind_int(st, 1, commit_id, 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (compiler_matches(db_col_text(st, 1), compiler)) {
+		if ((!compiler ||
+		     compiler_matches(db_col_text(st, 1), compiler)) &&
+		    (!arch || !strcmp(db_col_text(st, 2), arch))) {
 			*out = sqlite3_column_int64(st, 0);
 			break;
 		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot find the %s build: %s", compiler,
+		return error("cannot find the %s%s%s build: %s",
+			     compiler ? compiler : "",
+			     compiler && arch ? " " : "", arch ? arch : "",
 			     sqlite3_errmsg(db));
 	return 0;
+}
+
+int query_group_run(long long *out, sqlite3 *db, long long run_id,
+		    const char *compiler, const char *arch)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = -1;
+	if (db_prepare(&st, db,
+		       "SELECT r.id, COALESCE(r.compiler, 'gcc'),"
+		       " COALESCE(r.arch, 'x86_64') FROM" GROUP_RUNS
+		       " WHERE r0.id = ? ORDER BY r.id"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((!compiler ||
+		     compiler_matches(db_col_text(st, 1), compiler)) &&
+		    (!arch || !strcmp(db_col_text(st, 2), arch))) {
+			*out = sqlite3_column_int64(st, 0);
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot find the run of group %lld: %s", run_id,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
+			      const char *compiler)
+{
+	return query_commit_for(out, db, commit_id, compiler, NULL);
 }
 
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
@@ -1770,7 +1815,9 @@ int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
 
 	*out = NULL;
 	if (db_prepare(&st, db,
-		       "SELECT c.position, COALESCE(r.compiler, 'gcc'),"
+		       "SELECT c.position, COALESCE(r.compiler, 'gcc')"
+		       "  || CASE WHEN COALESCE(r.arch, 'x86_64') = 'x86_64'"
+		       "  THEN '' ELSE '/' || r.arch END,"
 		       " EXISTS (SELECT 1 FROM builds b"
 		       "  WHERE b.commit_id = c.id),"
 		       " (SELECT COUNT(*) FROM live_states s"

@@ -163,7 +163,8 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
 /*
  * Finished nightlies into *out, -1 when there is none; each returns 0 or
  * -1 (reported):
- * - query_previous_nightly: the last one of tree name NAME before RUN;
+ * - query_previous_nightly: the last one of tree name NAME before RUN
+ *   for ARCH ("arm64"; NULL: RUN's own arch, x86_64 when RUN is none);
  * - query_nightly_with_compiler: the newest of tree TREE_ID built with
  *   COMPILER;
  * - query_newest_older_tree: the newest of another tree whose version is
@@ -171,7 +172,7 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
  *   version, one built with COMPILER is preferred, then the latest.
  */
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
-			   const char *name);
+			   const char *name, const char *arch);
 int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
 				const char *compiler);
 int query_newest_older_tree(long long *out, sqlite3 *db, long long run,
@@ -335,8 +336,13 @@ int query_build_info(json_t **out, sqlite3 *db, long long build_id);
  *
  * - query_commit_for_compiler: the commit at COMMIT_ID's position in the
  *   run of its group built with COMPILER into *out, or -1 if none.
+ * - query_commit_for: the same for COMPILER and ARCH ("arm64"), either
+ *   NULL for any.
+ * - query_group_run: the run of RUN_ID's group built with COMPILER and
+ *   for ARCH (either NULL for any) into *out, or -1 if none.
  * - query_group_counts: a new object {"POSITION": {"COMPILER": live
- *   warnings, or null when not built}} over RUN_ID's group.
+ *   warnings, or null when not built}} over RUN_ID's group; a run for
+ *   another arch than x86_64 is "COMPILER/ARCH" ("gcc/arm64").
  * - query_sites: the live warnings at POSITION (-1: the run's last built
  *   point) of RUN_ID's group, one entry per site (identities.site:
  *   {site, file, function, compilers[], warnings[{compiler, option,
@@ -349,6 +355,10 @@ int query_last_run(long long *out, sqlite3 *db);
 
 int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 			      const char *compiler);
+int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
+		     const char *compiler, const char *arch);
+int query_group_run(long long *out, sqlite3 *db, long long run_id,
+		    const char *compiler, const char *arch);
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id);
 int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		const char *only);

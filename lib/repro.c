@@ -12,6 +12,7 @@
 
 #include "db.h"
 #include "query.h"
+#include "arch.h"
 #include "repro.h"
 #include "srctree.h"
 #include "util.h"
@@ -70,16 +71,14 @@ static void add_comment(struct strbuf *sb, const char *text)
 	strbuf_addch(sb, '\n');
 }
 
-static const char image_suffix[] = "/arch/x86/boot/bzImage";
-
 /* The build directory of IMAGE (B/arch/x86/boot/bzImage), or NULL. */
 static char *build_dir_of(const char *image)
 {
-	size_t n = image ? strlen(image) : 0, k = sizeof(image_suffix) - 1;
+	size_t n = 0;
 
-	if (n <= k || strcmp(image + n - k, image_suffix))
+	if (!arch_of_image(image, &n))
 		return NULL;
-	return xstrndup(image, n - k);
+	return xstrndup(image, n);
 }
 
 /* The commands for a build kwarn made itself (see repro_commands()). */

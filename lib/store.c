@@ -313,7 +313,7 @@ int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
 	if (db_prepare(&st, db,
 		       "INSERT INTO builds(commit_id, config_name, config_hash,"
 		       " compiler, flags, level, status, wall_ms, log_tail,"
-		       " image) VALUES (?,?,?,?,?,?,?,?,?,?)"))
+		       " image, arch) VALUES (?,?,?,?,?,?,?,?,?,?,?)"))
 		goto fail;
 	db_bind_int(st, 1, commit_id, 0);
 	db_bind_text(st, 2, info->config_name);
@@ -325,6 +325,7 @@ int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
 	db_bind_int(st, 8, info->wall_ms, 1);
 	db_bind_text(st, 9, info->log_tail);
 	db_bind_text(st, 10, info->image);
+	db_bind_text(st, 11, info->arch);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("cannot store build: %s", sqlite3_errmsg(db));
 		goto fail;
@@ -783,8 +784,8 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	}
 	if (db_prepare(&st, db,
 		       "INSERT INTO runs(tree_id, kind, series, config, level,"
-		       " params, compiler) VALUES (?, ?, ?, ?, ?, ?, ?)"
-		       " RETURNING id"))
+		       " params, compiler, arch)"
+		       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"))
 		return -1;
 	db_bind_int(st, 1, r->tree_id, 0);
 	db_bind_text(st, 2, r->kind);
@@ -793,6 +794,7 @@ int store_open_run(long long *out, sqlite3 *db, const struct run_info *r,
 	db_bind_int(st, 5, r->level, 0);
 	db_bind_text(st, 6, r->params);
 	db_bind_text(st, 7, r->compiler);
+	db_bind_text(st, 8, r->arch);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*out = sqlite3_column_int64(st, 0);
 		ret = 0;

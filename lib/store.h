@@ -35,6 +35,7 @@ struct run_info {
 	int level;
 	const char *params; /* JSON: what "measured" means */
 	const char *compiler; /* the --cc name ("gcc"), or NULL */
+	const char *arch; /* the --arch name ("x86_64"), or NULL */
 };
 
 /*
@@ -85,6 +86,7 @@ struct build_info {
 	long long wall_ms;
 	const char *log_tail;
 	const char *image;
+	const char *arch; /* "x86_64", "arm64", or NULL (ingested) */
 };
 
 struct build_writer;

@@ -463,6 +463,18 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 
 	if (parse_id(&id, reply, "run id", r->args[0]))
 		return -1;
+	/* compiler=, arch=: that run of the group's burn-down */
+	if (api_arg(r, "compiler") || api_arg(r, "arch")) {
+		long long want = -1;
+
+		if (query_group_run(&want, r->db, id, api_arg(r, "compiler"),
+				    api_arg(r, "arch")))
+			return db_fail(reply, r->db);
+		if (want < 0)
+			return api_fail(reply, 404, "no such run in group %lld",
+					id);
+		id = want;
+	}
 	db_signature(&sig, r->db);
 	pthread_mutex_lock(&cache_lock);
 	e = cache_find(CACHE_BURNDOWN, id, &sig);
@@ -523,6 +535,7 @@ static int point_resolve(struct query_point *p, struct api_reply *reply,
 			 const struct api_req *r, const char *ref)
 {
 	const char *run = api_arg(r, "run"), *cc = api_arg(r, "compiler");
+	const char *arch = api_arg(r, "arch");
 	long long run_id = -1, commit_id = -1;
 	int rc;
 
@@ -551,15 +564,17 @@ static int point_resolve(struct query_point *p, struct api_reply *reply,
 				      run ? "this run" : "any run");
 	if (query_point(p, r->db, commit_id))
 		return db_fail(reply, r->db);
-	/* compiler=: the same point as that compiler's run measured it */
-	if (cc) {
+	/* compiler=, arch=: the same point as that run of the group measured it */
+	if (cc || arch) {
 		commit_id = p->commit_id;
 		query_point_release(p);
-		if (query_commit_for_compiler(&commit_id, r->db, commit_id, cc))
+		if (query_commit_for(&commit_id, r->db, commit_id, cc, arch))
 			return db_fail(reply, r->db);
 		if (commit_id < 0)
-			return api_fail(reply, 404, "no %s build of this point",
-					cc);
+			return api_fail(reply, 404,
+					"no %s%s%s build of this point",
+					cc ? cc : "", cc && arch ? " " : "",
+					arch ? arch : "");
 		if (query_point(p, r->db, commit_id))
 			return db_fail(reply, r->db);
 	}
@@ -1235,6 +1250,7 @@ static const struct param_rule {
 	{ "to", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
 	{ "from_run", 1, MAX_ID, 0, NULL, "a positive integer" },
 	{ "to_run", 1, MAX_ID, 0, NULL, "a positive integer" },
+	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64" },
 };
 
 static const struct route {
@@ -1246,15 +1262,15 @@ static const struct route {
 	{ "/api/trees", api_trees, "" },
 	{ "/api/runs", api_runs, "" },
 	{ "/api/runs/*", api_run, "" },
-	{ "/api/runs/*/burndown", api_burndown, "" },
+	{ "/api/runs/*/burndown", api_burndown, "compiler arch" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
-	  "run state limit offset compiler" },
+	  "run state limit offset compiler arch" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/warnings", api_warnings,
 	  "run commit file function option subsystem state limit offset"
-	  " compiler" },
+	  " compiler arch" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
-	{ "/api/subsystems", api_subsystems, "run commit compiler" },
+	{ "/api/subsystems", api_subsystems, "run commit compiler arch" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
 	  "run commit state limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
