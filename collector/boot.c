@@ -266,6 +266,8 @@ int boot_run(struct boot_result *out, const struct boot_opts *o)
 
 	strbuf_addf(&append, "console=%s panic=-1 kwarn.nonce=%s",
 		    arch->console, out->nonce);
+	if (arch->cmdline)
+		strbuf_addf(&append, " %s", arch->cmdline);
 	if (o->modules_dir)
 		strbuf_addstr(&append, " kwarn.modules=1");
 	if (o->extra_append && *o->extra_append)

@@ -22,6 +22,7 @@ struct arch {
 	const char *qemu; /* QEMU binary */
 	const char *machine; /* -M */
 	const char *console; /* the serial console for console= */
+	const char *cmdline; /* more kernel arguments, or NULL */
 	const char *config; /* kwarn's qemu config fragment, in the repo */
 	int host; /* 1: KVM can run it here; host busybox and tools */
 };
