@@ -4,7 +4,8 @@
 
 /*
  * kwarn-server's private header: the MAINTAINERS matcher (maint.c), the
- * HTTP layer (http.c) and the JSON endpoints (api.c).
+ * replies (reply.c), the HTTP layer (http.c) and the JSON endpoints
+ * (api.c).
  */
 
 #include <jansson.h>
@@ -14,7 +15,7 @@
 /* maint.c: see maint.h */
 #include "maint.h"
 
-/* api.c */
+/* reply.c */
 
 /* A reference-counted, immutable body shared by cached answers. */
 struct blob {
@@ -30,6 +31,26 @@ struct blob *blob_ref(struct blob *b);
 void blob_unref(struct blob *b);
 /* B's data gzip-compressed into a new blob, or NULL on failure. */
 struct blob *blob_gzip(const struct blob *b);
+
+/* What an endpoint answers. */
+struct api_reply {
+	int status; /* HTTP status */
+	json_t *json; /* body (owned); NULL: use text/len */
+	char *text; /* pre-built JSON body (owned, malloc'd) */
+	size_t len;
+	struct blob *blob; /* shared pre-built body (one reference) */
+	struct blob *gz; /* the same gzip-compressed, or NULL */
+};
+
+/*
+ * Fill REPLY with a JSON error {"error": MSG, "status": STATUS}; bytes of
+ * MSG that are not UTF-8 (an echoed path or value) become '?'.
+ * Returns -1.
+ */
+int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* api.c */
 
 #define API_MAX_SEGMENTS 8
 #define API_MAX_PAIRS 16
@@ -56,16 +77,6 @@ struct api_req {
 	const struct api_target *t; /* the query, through api_arg() */
 };
 
-/* What an endpoint answers. */
-struct api_reply {
-	int status; /* HTTP status */
-	json_t *json; /* body (owned); NULL: use text/len */
-	char *text; /* pre-built JSON body (owned, malloc'd) */
-	size_t len;
-	struct blob *blob; /* shared pre-built body (one reference) */
-	struct blob *gz; /* the same gzip-compressed, or NULL */
-};
-
 /*
  * Query parameter NAME of the request, or NULL.  api_dispatch() has
  * checked it against the route's list and its rule (an integer in range,
@@ -73,14 +84,6 @@ struct api_reply {
  * once.
  */
 const char *api_arg(const struct api_req *r, const char *name);
-
-/*
- * Fill REPLY with a JSON error {"error": MSG, "status": STATUS}; bytes of
- * MSG that are not UTF-8 (an echoed path or value) become '?'.
- * Returns -1.
- */
-int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* The endpoints; each fills REPLY and returns 0, or -1 after api_fail(). */
 int api_health(struct api_reply *reply, const struct api_req *r);
