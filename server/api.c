@@ -105,118 +105,19 @@ static int parse_page(long *limit, long *offset, struct api_reply *reply,
 	return 0;
 }
 
-/* Database file signature: caches are dropped when it changes. */
-struct db_sig {
-	struct timespec m1, m2;
-	off_t s1, s2;
-	ino_t i1;
-};
-
-static void db_signature(struct db_sig *sig, sqlite3 *db)
-{
-	const char *path = sqlite3_db_filename(db, "main");
-	char wal[PATH_MAX];
-	struct stat st;
-
-	memset(sig, 0, sizeof(*sig));
-	if (!path || stat(path, &st))
-		return;
-	sig->m1 = st.st_mtim;
-	sig->s1 = st.st_size;
-	sig->i1 = st.st_ino;
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (!stat(wal, &st)) {
-		sig->m2 = st.st_mtim;
-		sig->s2 = st.st_size;
-	}
-}
-
-static int sig_equal(const struct db_sig *a, const struct db_sig *b)
-{
-	return a->m1.tv_sec == b->m1.tv_sec && a->m1.tv_nsec == b->m1.tv_nsec &&
-	       a->m2.tv_sec == b->m2.tv_sec && a->m2.tv_nsec == b->m2.tv_nsec &&
-	       a->s1 == b->s1 && a->s2 == b->s2 && a->i1 == b->i1;
-}
-
-/* cache: burn-downs by run, parsed MAINTAINERS by tree */
-
-enum cache_kind { CACHE_BURNDOWN = 1, CACHE_MAINT };
-
-struct cache_ent {
-	enum cache_kind kind;
-	long long key;
-	struct db_sig sig;
-	long long fp[4]; /* a burn-down's query_run_fingerprint() */
-	struct blob *blob, *gz;
-	struct maint *maint;
-	unsigned long used;
-};
-
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cache_ent cache[32];
-static unsigned long cache_clock;
-
 /*
- * Parsed MAINTAINERS files a cache entry let go of: another thread may
- * still read one, so they are freed at shutdown, never while serving.
- * Under cache_lock.  (One per tree per database change: a few.)
+ * Burn-downs by run ("burndown:ID") and parsed MAINTAINERS files by tree
+ * ("maint:ID").  A MAINTAINERS file is parsed again when the database
+ * changes; the old one is retired, since another thread may still read
+ * it.  (One per tree per database change: a few.)
  */
-static struct maint **retired;
-static size_t nretired;
-
-static void ent_clear(struct cache_ent *e)
+static void maint_data_free(void *m)
 {
-	blob_unref(e->blob);
-	blob_unref(e->gz);
-	if (e->maint) {
-		retired = xrealloc(retired, (nretired + 1) * sizeof(*retired));
-		retired[nretired++] = e->maint;
-	}
-	memset(e, 0, sizeof(*e));
+	maint_free(m);
 }
 
-/* Under cache_lock: the live entry for KIND/KEY, or NULL. */
-static struct cache_ent *cache_find(enum cache_kind kind, long long key,
-				    const struct db_sig *sig)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
-		struct cache_ent *e = &cache[i];
-
-		if (e->kind != kind || e->key != key)
-			continue;
-		if (!sig_equal(&e->sig, sig)) {
-			/* a burn-down may still hold: see query_run_fingerprint() */
-			if (kind != CACHE_BURNDOWN)
-				ent_clear(e);
-			return NULL;
-		}
-		e->used = ++cache_clock;
-		return e;
-	}
-	return NULL;
-}
-
-/* Under cache_lock: a slot for KIND/KEY (the least recently used). */
-static struct cache_ent *cache_slot(enum cache_kind kind, long long key,
-				    const struct db_sig *sig)
-{
-	struct cache_ent *e = &cache[0];
-
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
-		if (cache[i].kind == kind && cache[i].key == key) {
-			e = &cache[i];
-			break;
-		}
-		if (cache[i].used < e->used)
-			e = &cache[i];
-	}
-	ent_clear(e);
-	e->kind = kind;
-	e->key = key;
-	e->sig = *sig;
-	e->used = ++cache_clock;
-	return e;
-}
+static struct cache_ent cache_slots[32];
+static struct cache cache = CACHE_INIT(cache_slots, maint_data_free);
 
 static void census_cache_free(void);
 
@@ -226,21 +127,7 @@ void api_cache_free(void)
 {
 	census_cache_free();
 	answers_free();
-	pthread_mutex_lock(&cache_lock);
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
-		maint_free(cache[i].maint);
-		cache[i].maint = NULL;
-		blob_unref(cache[i].blob);
-		blob_unref(cache[i].gz);
-		cache[i].blob = cache[i].gz = NULL;
-		cache[i].kind = 0;
-	}
-	for (size_t i = 0; i < nretired; i++)
-		maint_free(retired[i]);
-	free(retired);
-	retired = NULL;
-	nretired = 0;
-	pthread_mutex_unlock(&cache_lock);
+	cache_release(&cache);
 }
 
 /*
@@ -252,29 +139,36 @@ static int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
 	struct cache_ent *e;
 	struct db_sig sig;
 	struct maint *m = NULL;
-	char *text = NULL;
+	char *text = NULL, key[32];
 	size_t len = 0;
 
 	*out = NULL;
-	db_signature(&sig, db);
-	pthread_mutex_lock(&cache_lock);
-	e = cache_find(CACHE_MAINT, tree_id, &sig);
+	snprintf(key, sizeof(key), "maint:%lld", tree_id);
+	cache_db_sig(&sig, db);
+	cache_lock(&cache);
+	e = cache_find(&cache, key);
+	if (e && !cache_sig_equal(&e->sig, &sig)) {
+		cache_clear(&cache, e);
+		e = NULL;
+	}
 	if (e) {
-		*out = e->maint;
-		pthread_mutex_unlock(&cache_lock);
+		*out = e->data;
+		cache_unlock(&cache);
 		return 0;
 	}
-	pthread_mutex_unlock(&cache_lock);
+	cache_unlock(&cache);
 	if (query_tree_maintainers(&text, &len, db, tree_id))
 		return -1;
 	if (text)
 		maint_parse(&m, text, len);
 	free(text);
-	pthread_mutex_lock(&cache_lock);
-	e = cache_slot(CACHE_MAINT, tree_id, &sig);
-	e->maint = m;
+	cache_lock(&cache);
+	e = cache_slot(&cache, key);
+	assert(e); /* nothing in this cache is ever being built */
+	e->sig = sig;
+	e->data = m;
 	*out = m;
-	pthread_mutex_unlock(&cache_lock);
+	cache_unlock(&cache);
 	return 0;
 }
 
@@ -390,37 +284,30 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	struct db_sig sig;
 	json_t *arr = NULL;
 	long long id = 0, fp[4];
-	char *text;
+	char *text, key[32];
 	int ex;
 
 	if (parse_id(&id, reply, "run id", r->args[0]))
 		return -1;
-	db_signature(&sig, r->db);
-	pthread_mutex_lock(&cache_lock);
-	e = cache_find(CACHE_BURNDOWN, id, &sig);
-	if (e) {
-		reply->blob = blob_ref(e->blob);
-		reply->gz = e->gz ? blob_ref(e->gz) : NULL;
-	}
-	pthread_mutex_unlock(&cache_lock);
+	snprintf(key, sizeof(key), "burndown:%lld", id);
+	cache_db_sig(&sig, r->db);
+	cache_lock(&cache);
+	e = cache_find(&cache, key);
+	if (e && e->blob && cache_sig_equal(&e->sig, &sig))
+		cache_serve(reply, e);
+	cache_unlock(&cache);
 	if (reply->blob)
 		return 0;
 	if (query_run_fingerprint(fp, r->db, id))
 		return db_fail(reply, r->db);
 	/* the database changed, but maybe not this run */
-	pthread_mutex_lock(&cache_lock);
-	for (size_t i = 0; i < ARRAY_SIZE(cache); i++) {
-		e = &cache[i];
-		if (e->kind == CACHE_BURNDOWN && e->key == id && e->blob &&
-		    !memcmp(e->fp, fp, sizeof(fp))) {
-			e->sig = sig;
-			e->used = ++cache_clock;
-			reply->blob = blob_ref(e->blob);
-			reply->gz = e->gz ? blob_ref(e->gz) : NULL;
-			break;
-		}
+	cache_lock(&cache);
+	e = cache_find(&cache, key);
+	if (e && e->blob && !memcmp(e->fp, fp, sizeof(fp))) {
+		e->sig = sig;
+		cache_serve(reply, e);
 	}
-	pthread_mutex_unlock(&cache_lock);
+	cache_unlock(&cache);
 	if (reply->blob)
 		return 0;
 	ex = run_exists(reply, r->db, id);
@@ -435,12 +322,14 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	reply->blob = blob_new(text, strlen(text));
 	reply->gz = blob_gzip(reply->blob);
 	free(text);
-	pthread_mutex_lock(&cache_lock);
-	e = cache_slot(CACHE_BURNDOWN, id, &sig);
+	cache_lock(&cache);
+	e = cache_slot(&cache, key);
+	assert(e);
+	e->sig = sig;
 	memcpy(e->fp, fp, sizeof(fp));
 	e->blob = blob_ref(reply->blob);
 	e->gz = reply->gz ? blob_ref(reply->gz) : NULL;
-	pthread_mutex_unlock(&cache_lock);
+	cache_unlock(&cache);
 	return 0;
 }
 
@@ -989,67 +878,39 @@ out:
  * changes, so they outlive database changes; a kernel tree takes some
  * 20 s, so one census is taken at a time and the others wait for it.
  */
-struct census_ent {
-	char *key; /* "SHA:PATH" */
-	struct blob *blob, *gz;
-	unsigned long used;
-};
-
-static pthread_mutex_t census_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t census_scan_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct census_ent census_cache[16];
-static unsigned long census_clock;
+static struct cache_ent census_slots[16];
+static struct cache census_cache = CACHE_INIT(census_slots, NULL);
 
 /* The cached answer for KEY into REPLY; 1 if there was one, else 0. */
 static int census_cached(struct api_reply *reply, const char *key)
 {
-	int found = 0;
+	struct cache_ent *e;
 
-	pthread_mutex_lock(&census_lock);
-	for (size_t i = 0; i < ARRAY_SIZE(census_cache); i++) {
-		struct census_ent *e = &census_cache[i];
-
-		if (!e->key || strcmp(e->key, key))
-			continue;
-		e->used = ++census_clock;
-		reply->blob = blob_ref(e->blob);
-		reply->gz = e->gz ? blob_ref(e->gz) : NULL;
-		found = 1;
-		break;
-	}
-	pthread_mutex_unlock(&census_lock);
-	return found;
+	cache_lock(&census_cache);
+	e = cache_find(&census_cache, key);
+	if (e)
+		cache_serve(reply, e);
+	cache_unlock(&census_cache);
+	return e != NULL;
 }
 
 /* Keep REPLY's answer under KEY, in the least recently used slot. */
 static void census_keep(const char *key, const struct api_reply *reply)
 {
-	struct census_ent *e = &census_cache[0];
+	struct cache_ent *e;
 
-	pthread_mutex_lock(&census_lock);
-	for (size_t i = 0; i < ARRAY_SIZE(census_cache); i++)
-		if (census_cache[i].used < e->used)
-			e = &census_cache[i];
-	free(e->key);
-	blob_unref(e->blob);
-	blob_unref(e->gz);
-	e->key = xstrdup(key);
+	cache_lock(&census_cache);
+	e = cache_slot(&census_cache, key);
+	assert(e);
 	e->blob = blob_ref(reply->blob);
 	e->gz = reply->gz ? blob_ref(reply->gz) : NULL;
-	e->used = ++census_clock;
-	pthread_mutex_unlock(&census_lock);
+	cache_unlock(&census_cache);
 }
 
 static void census_cache_free(void)
 {
-	pthread_mutex_lock(&census_lock);
-	for (size_t i = 0; i < ARRAY_SIZE(census_cache); i++) {
-		free(census_cache[i].key);
-		blob_unref(census_cache[i].blob);
-		blob_unref(census_cache[i].gz);
-		memset(&census_cache[i], 0, sizeof(census_cache[i]));
-	}
-	pthread_mutex_unlock(&census_lock);
+	cache_release(&census_cache);
 }
 
 /* A ?path= of the tree: relative, no "..", trailing slashes dropped. */
@@ -1305,17 +1166,8 @@ static int read_begin(struct api_reply *reply, sqlite3 *db)
 #define ANSWER_SLOTS 64
 #define ANSWER_MAX (512 << 10) /* 64 of them stay well within 100 MB */
 
-struct answer {
-	char *key; /* the route's path and the query, NULL: free */
-	struct db_sig sig; /* the database when it was built */
-	struct blob *blob, *gz; /* NULL while the first one is built */
-	int building; /* a request is building a newer one */
-	unsigned long used;
-};
-
-static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct answer answers[ANSWER_SLOTS];
-static unsigned long answers_clock;
+static struct cache_ent answer_slots[ANSWER_SLOTS];
+static struct cache answers = CACHE_INIT(answer_slots, NULL);
 
 /* T as a key: its segments and pairs, each with its length before it. */
 static char *answer_key(const struct api_target *t)
@@ -1333,63 +1185,44 @@ static char *answer_key(const struct api_target *t)
 /* What answer_get() found. */
 enum { ANSWER_BUILD, ANSWER_CLAIMED, ANSWER_SERVED };
 
-/* Under answers_lock: KEY's slot, or NULL. */
-static struct answer *answer_find(const char *key)
-{
-	for (size_t i = 0; i < ANSWER_SLOTS; i++)
-		if (answers[i].key && !strcmp(answers[i].key, key))
-			return &answers[i];
-	return NULL;
-}
-
 /*
- * Under answers_lock: put KEY's answer into REPLY when it is current, or
- * out of date while another request builds it from a database it found
- * at our schema version (ANSWER_SERVED); else claim the building of it
- * (ANSWER_CLAIMED), or leave it to another that is checking the schema
- * (ANSWER_BUILD: build, keep nothing).
+ * Under the answers' lock: put KEY's answer into REPLY when it is
+ * current, or out of date while another request builds it from a
+ * database it found at our schema version (ANSWER_SERVED); else claim the
+ * building of it (ANSWER_CLAIMED), or leave it to another that is
+ * checking the schema (ANSWER_BUILD: build, keep nothing).
  */
 static int answer_get(struct api_reply *reply, const char *key,
 		      const struct db_sig *sig)
 {
-	struct answer *a = answer_find(key), *lru = &answers[0];
+	struct cache_ent *a = cache_find(&answers, key);
 
-	for (size_t i = 0; i < ANSWER_SLOTS; i++)
-		if (!answers[i].building && answers[i].used < lru->used)
-			lru = &answers[i];
-	if (a && a->blob && (sig_equal(&a->sig, sig) || a->building == 1)) {
-		a->used = ++answers_clock;
-		reply->blob = blob_ref(a->blob);
-		reply->gz = a->gz ? blob_ref(a->gz) : NULL;
+	if (a && a->blob &&
+	    (cache_sig_equal(&a->sig, sig) || a->building == 1)) {
+		cache_serve(reply, a);
 		return ANSWER_SERVED;
 	}
 	if (a && a->building)
 		return ANSWER_BUILD;
 	if (!a) {
-		if (lru->building)
+		a = cache_slot(&answers, key);
+		if (!a)
 			return ANSWER_BUILD; /* every slot busy */
-		a = lru;
-		free(a->key);
-		blob_unref(a->blob);
-		blob_unref(a->gz);
-		memset(a, 0, sizeof(*a));
-		a->key = xstrdup(key);
 	}
 	a->building = 2; /* checking the schema: no stale answers yet */
-	a->used = ++answers_clock;
 	return ANSWER_CLAIMED;
 }
 
 /* The schema is ours: requests may have the old answer meanwhile. */
 static void answer_verified(const char *key)
 {
-	struct answer *a;
+	struct cache_ent *a;
 
-	pthread_mutex_lock(&answers_lock);
-	a = answer_find(key);
+	cache_lock(&answers);
+	a = cache_find(&answers, key);
 	if (a && a->building == 2)
 		a->building = 1;
-	pthread_mutex_unlock(&answers_lock);
+	cache_unlock(&answers);
 }
 
 /* Keep REPLY (a 200, else nothing) as KEY's answer built at SIG. */
@@ -1397,7 +1230,7 @@ static void answer_put(struct api_reply *reply, const char *key,
 		       const struct db_sig *sig)
 {
 	char *text = NULL;
-	struct answer *a;
+	struct cache_ent *a;
 
 	if (reply->status == 200 && !reply->blob && reply->json) {
 		text = json_dumps(reply->json, JSON_COMPACT);
@@ -1409,8 +1242,8 @@ static void answer_put(struct api_reply *reply, const char *key,
 		}
 		free(text);
 	}
-	pthread_mutex_lock(&answers_lock);
-	a = answer_find(key);
+	cache_lock(&answers);
+	a = cache_find(&answers, key);
 	if (a && a->building) {
 		a->building = 0;
 		if (reply->status == 200 && reply->blob) {
@@ -1421,7 +1254,7 @@ static void answer_put(struct api_reply *reply, const char *key,
 			a->sig = *sig;
 		}
 	}
-	pthread_mutex_unlock(&answers_lock);
+	cache_unlock(&answers);
 }
 
 void api_dispatch(struct api_reply *reply, const struct api_target *t,
@@ -1450,10 +1283,10 @@ void api_dispatch(struct api_reply *reply, const struct api_target *t,
 	file = sqlite3_db_filename(r.db, "main");
 	if (rt->fn != api_commit_census && file && *file) {
 		key = answer_key(t);
-		db_signature(&sig, r.db);
-		pthread_mutex_lock(&answers_lock);
+		cache_db_sig(&sig, r.db);
+		cache_lock(&answers);
 		got = answer_get(reply, key, &sig);
-		pthread_mutex_unlock(&answers_lock);
+		cache_unlock(&answers);
 		if (got != ANSWER_CLAIMED) {
 			free(key);
 			key = NULL;
@@ -1474,12 +1307,5 @@ void api_dispatch(struct api_reply *reply, const struct api_target *t,
 
 static void answers_free(void)
 {
-	pthread_mutex_lock(&answers_lock);
-	for (size_t i = 0; i < ANSWER_SLOTS; i++) {
-		free(answers[i].key);
-		blob_unref(answers[i].blob);
-		blob_unref(answers[i].gz);
-		memset(&answers[i], 0, sizeof(answers[i]));
-	}
-	pthread_mutex_unlock(&answers_lock);
+	cache_release(&answers);
 }

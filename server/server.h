@@ -50,6 +50,75 @@ struct api_reply {
 int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* cache.c */
+
+#include <pthread.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* The database files' signature: a write changes it. */
+struct db_sig {
+	struct timespec m1, m2; /* mtime of the database and its -wal */
+	off_t s1, s2; /* their sizes */
+	ino_t i1; /* the database's inode: replaced, not written */
+};
+
+/* DB's signature into *sig (all zero for an in-memory database). */
+void cache_db_sig(struct db_sig *sig, sqlite3 *db);
+/* 1 if A and B are the same database state, else 0. */
+int cache_sig_equal(const struct db_sig *a, const struct db_sig *b);
+
+/* One answer in a cache. */
+struct cache_ent {
+	char *key; /* owned; NULL: a free slot */
+	struct db_sig sig; /* the database it was built from, if it matters */
+	long long fp[4]; /* what else tells it is current (a burn-down's) */
+	struct blob *blob, *gz; /* one reference each, or NULL */
+	void *data; /* owned; retired, never freed, when the entry goes */
+	int building; /* nonzero: not to be given up (a request builds it) */
+	unsigned long used; /* the cache's clock when last used */
+};
+
+/*
+ * A fixed number of entries with one lock; when full, the least recently
+ * used entry that is not being built is given up.  Data of an entry that
+ * goes is kept until cache_release(), since another thread may still read
+ * it.  Define one with CACHE_INIT(slots, data_free).
+ */
+struct cache {
+	pthread_mutex_t lock;
+	struct cache_ent *ent;
+	size_t nr;
+	unsigned long clock;
+	void (*data_free)(void *); /* for retired data; NULL: none is kept */
+	void **retired;
+	size_t nretired;
+};
+
+#define CACHE_INIT(slots, free_fn)                                            \
+	{                                                                     \
+		PTHREAD_MUTEX_INITIALIZER, slots,                             \
+			sizeof(slots) / sizeof((slots)[0]), 0, free_fn, NULL, \
+			0                                                     \
+	}
+
+void cache_lock(struct cache *c);
+void cache_unlock(struct cache *c);
+/* Under the lock: KEY's entry, now the most recently used; else NULL. */
+struct cache_ent *cache_find(struct cache *c, const char *key);
+/*
+ * Under the lock: an empty entry holding a copy of KEY, the most
+ * recently used: KEY's own, else the least recently used one not being
+ * built.  NULL when every entry is being built.
+ */
+struct cache_ent *cache_slot(struct cache *c, const char *key);
+/* Under the lock: empty E, retiring its data. */
+void cache_clear(struct cache *c, struct cache_ent *e);
+/* Under the lock: E's bodies into REPLY, a reference each. */
+void cache_serve(struct api_reply *reply, const struct cache_ent *e);
+/* Empty every entry and free the retired data; at shutdown.  Takes the lock. */
+void cache_release(struct cache *c);
+
 /* api.c */
 
 #define API_MAX_SEGMENTS 8
