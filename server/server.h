@@ -154,7 +154,51 @@ struct api_req {
  */
 const char *api_arg(const struct api_req *r, const char *name);
 
-/* The endpoints; each fills REPLY and returns 0, or -1 after api_fail(). */
+/* api.c: what the endpoint files (api-*.c) share */
+
+#define MAX_CONTEXT 200 /* ?context= lines around a warning */
+#define MAX_REF 255 /* the longest commit reference */
+
+/* The caches of the endpoints (see api.c). */
+extern struct cache api_cache, api_census_cache;
+
+/* A 503 for a failed query of DB, logged here.  Returns -1. */
+int api_db_fail(struct api_reply *reply, sqlite3 *db);
+/* O[KEY] = V, stolen; a NULL V is JSON null. */
+void api_set(json_t *o, const char *key, json_t *v);
+/*
+ * The one rule for an integer of the request, in the path or the query:
+ * decimal digits only (no sign, space or leading zero), from MIN to MAX.
+ * Returns 0 with *out set, or -1.
+ */
+int api_parse_int(long long *out, const char *s, long long min, long long max);
+/* A positive id from path or query value S named NAME, or 400. */
+int api_parse_id(long long *out, struct api_reply *reply, const char *name,
+		 const char *s);
+/* The ?limit= and ?offset= of a list, or 400. */
+int api_parse_page(long *limit, long *offset, struct api_reply *reply,
+		   const struct api_req *r);
+
+/* api-runs.c */
+
+/* 1 if run ID exists, 0 if not, -1 on error (REPLY filled). */
+int api_run_exists(struct api_reply *reply, sqlite3 *db, long long id);
+
+/* api-warnings.c */
+
+struct query_point;
+/*
+ * Resolve the point of a request: commit REF (path or ?commit=) within
+ * ?run= if given, by the one rule of query_resolve_commit(); else the last
+ * built point of ?run=, else of the newest run.  0, or -1 with a 404 (none)
+ * or another error in REPLY.
+ */
+int api_point_resolve(struct query_point *p, struct api_reply *reply,
+		      const struct api_req *r, const char *ref);
+/* The point as the "commit" object of the replies, a new object. */
+json_t *api_point_json(const struct query_point *p);
+
+/* The endpoints (api-*.c); each fills REPLY and returns 0, or -1 after api_fail(). */
 int api_health(struct api_reply *reply, const struct api_req *r);
 int api_runs(struct api_reply *reply, const struct api_req *r);
 int api_run(struct api_reply *reply, const struct api_req *r);
