@@ -3,13 +3,13 @@
  * kwarn report: per commit of a run, what came, what went, and a
  * burn-down line, the way the kernel test robot's mails read; or JSON.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "report-out.h"
 #include "repro.h"
@@ -196,52 +196,42 @@ static const struct {
 	{ "mail", report_mail },
 };
 
-static void report_usage(void)
-{
-	fprintf(stderr, "usage: kwarn report --db FILE [--run ID]"
-			" [--format text|json|sarif|kcidb|mail]\n");
-}
+static const char *const report_usage[] = {
+	"kwarn report --db FILE [--run ID] [--format text|json|sarif|kcidb|mail]",
+	NULL,
+};
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
+	const char *dbpath = NULL, *format = "text", *run = NULL;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_STRING(0, "run", &run, "ID",
+			   "the run (default: the newest)"),
+		OPT_STRING(0, "format", &format, "F",
+			   "text, json, sarif, kcidb or mail (default: text)"),
+		OPT_END,
 	};
-	const char *dbpath = NULL, *format = "text";
 	sqlite3 *db = NULL;
 	int exists = 1;
 	long long run_id = -1;
 	long v;
-	int c, ret = 2;
+	int argi, rc, ret = 2;
 	int (*write)(FILE *, sqlite3 *, long long) = NULL;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'r':
-			if (util_parse_long(&v, optarg, 1, 1L << 40)) {
-				error("--run must be a run id, not '%s'",
-				      optarg);
-				return 2;
-			}
-			run_id = v;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		default:
-			report_usage();
+	rc = opt_parse(&argi, argc, argv, opts, report_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!dbpath || argi != argc) {
+		opt_usage(stderr, opts, report_usage);
+		return 2;
+	}
+	if (run) {
+		if (util_parse_long(&v, run, 1, 1L << 40)) {
+			error("--run must be a run id, not '%s'", run);
 			return 2;
 		}
-	}
-	if (!dbpath || optind != argc) {
-		report_usage();
-		return 2;
+		run_id = v;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
 		if (!strcmp(format, formats[i].name))

@@ -2243,7 +2243,7 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 		       "SELECT i.fingerprint, i.id, i.file,"
 		       " COALESCE(db.line, da.line), i.function, i.option,"
 		       " COALESCE(db.message, da.message, i.message),"
-		       " sa.state, sb.state"
+		       " sa.state, sb.state, cl.verdict, cl.fix, cl.reason"
 		       " FROM identities i"
 		       " LEFT JOIN states sa ON sa.commit_id = ?1"
 		       "  AND sa.identity_id = i.id"
@@ -2251,6 +2251,7 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 		       "  AND sb.identity_id = i.id"
 		       " LEFT JOIN diagnostics da ON da.id = sa.diag_id"
 		       " LEFT JOIN diagnostics db ON db.id = sb.diag_id"
+		       " LEFT JOIN classifications cl ON cl.identity_id = i.id"
 		       " WHERE i.id IN (SELECT identity_id FROM live_states"
 		       "  WHERE commit_id IN (?1, ?2))"
 		       " ORDER BY i.file, 4, i.id"))
@@ -2263,7 +2264,8 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 
 		json_set_cols(w, st, 0,
 			      "identity:s identity_id:i file:s line:i"
-			      " function:s option:s message:s from:s to:s");
+			      " function:s option:s message:s from:s to:s"
+			      " verdict:s fix:s reason:s");
 		json_array_append_new(arr, w);
 	}
 	sqlite3_finalize(st);

@@ -56,26 +56,26 @@ static int side(struct query_point *p, struct api_reply *reply,
 				      "missing parameter '%s' (or '%s')",
 				name, runkey);
 	if (run) {
-		if (parse_id(&rid, reply, runkey, run))
+		if (api_parse_id(&rid, reply, runkey, run))
 			return -1;
-		ex = run_exists(reply, r->db, rid);
+		ex = api_run_exists(reply, r->db, rid);
 		if (ex <= 0)
 			return ex < 0 ?
 				       -1 :
 				       api_fail(reply, 404, "no run %lld", rid);
 		if (query_last_built(&id, r->db, rid))
-			return db_fail(reply, r->db);
+			return api_db_fail(reply, r->db);
 		if (id < 0)
 			return api_fail(reply, 404,
 					"no built commit in run %lld", rid);
 	} else {
 		if (query_resolve_commit(&id, r->db, ref, run_id))
-			return db_fail(reply, r->db);
+			return api_db_fail(reply, r->db);
 		if (id < 0)
 			return api_fail(reply, 404, "no commit '%s'", ref);
 	}
 	if (query_point(p, r->db, id))
-		return db_fail(reply, r->db);
+		return api_db_fail(reply, r->db);
 	return 0;
 }
 
@@ -129,9 +129,9 @@ int api_diff(struct api_reply *reply, const struct api_req *r)
 	int ret = -1, ex;
 
 	if (run) {
-		if (parse_id(&run_id, reply, "run", run))
+		if (api_parse_id(&run_id, reply, "run", run))
 			return -1;
-		ex = run_exists(reply, r->db, run_id);
+		ex = api_run_exists(reply, r->db, run_id);
 		if (ex <= 0)
 			return ex < 0 ? -1 :
 					api_fail(reply, 404, "no run %lld",
@@ -141,8 +141,8 @@ int api_diff(struct api_reply *reply, const struct api_req *r)
 	    side(&b, reply, r, "to", run_id))
 		goto out;
 	if (query_diff(&rows, r->db, a.commit_id, b.commit_id) ||
-	    tree_maint(&m, r->db, b.tree_id)) {
-		db_fail(reply, r->db);
+	    api_tree_maint(&m, r->db, b.tree_id)) {
+		api_db_fail(reply, r->db);
 		goto out;
 	}
 	subs = json_object();

@@ -33,16 +33,16 @@ int api_warning_states(struct api_reply *reply, const struct api_req *r)
 	if (!*ident || strlen(ident) > 128)
 		return api_fail(reply, 400, "bad warning identity");
 	if (run) {
-		if (parse_id(&run_id, reply, "run", run))
+		if (api_parse_id(&run_id, reply, "run", run))
 			return -1;
-		ex = run_exists(reply, r->db, run_id);
+		ex = api_run_exists(reply, r->db, run_id);
 		if (ex <= 0)
 			return ex < 0 ? -1 :
 					api_fail(reply, 404, "no run %lld",
 						 run_id);
 	}
 	if (query_identity_states(&got, r->db, ident, run_id))
-		return db_fail(reply, r->db);
+		return api_db_fail(reply, r->db);
 	if (!got)
 		return api_fail(reply, 404, "no warning '%s'", ident);
 	/* introduced: where it became new (else where it is first seen) */

@@ -161,14 +161,14 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 
 	if (!by)
 		by = "subsystem";
-	if (parse_id(&id, reply, "run id", r->args[0]))
+	if (api_parse_id(&id, reply, "run id", r->args[0]))
 		return -1;
-	ex = run_exists(reply, r->db, id);
+	ex = api_run_exists(reply, r->db, id);
 	if (ex <= 0)
 		return ex < 0 ? -1 : api_fail(reply, 404, "no run %lld", id);
 	if (query_run_series(&got, r->db, id,
 			     !strcmp(by, "option") ? "option" : "file"))
-		return db_fail(reply, r->db);
+		return api_db_fail(reply, r->db);
 	commits = json_object_get(got, "commits");
 	cells = json_object_get(got, "cells");
 	rs.ncommits = json_array_size(commits);
@@ -185,14 +185,14 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 		json_t *run = NULL;
 
 		if (query_run(&run, r->db, id)) {
-			db_fail(reply, r->db);
+			api_db_fail(reply, r->db);
 			goto out;
 		}
 		tree_id = json_integer_value(
 			json_object_get(json_object_get(run, "tree"), "id"));
 		json_decref(run);
-		if (tree_maint(&m, r->db, tree_id)) {
-			db_fail(reply, r->db);
+		if (api_tree_maint(&m, r->db, tree_id)) {
+			api_db_fail(reply, r->db);
 			goto out;
 		}
 		json_object_set_new(reply->json, "maintainers",

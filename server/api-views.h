@@ -49,19 +49,10 @@ int api_diff(struct api_reply *reply, const struct api_req *r);
  */
 int api_warning_states(struct api_reply *reply, const struct api_req *r);
 
-/* api.c's helpers */
-
-/* A 503 for a failed query on DB, the details logged.  Returns -1. */
-int db_fail(struct api_reply *reply, sqlite3 *db);
-/* A positive id from path or query value S named NAME, or a 400. */
-int parse_id(long long *out, struct api_reply *reply, const char *name,
-	     const char *s);
-/* 1 if run ID exists, 0 if not, -1 on error (reply filled). */
-int run_exists(struct api_reply *reply, sqlite3 *db, long long id);
 /*
  * The parsed MAINTAINERS of TREE_ID into *out (NULL if the tree has
- * none), cached; callers never free it.
+ * none), cached; callers never free it (api-warnings.c).
  */
-int tree_maint(const struct maint **out, sqlite3 *db, long long tree_id);
+int api_tree_maint(const struct maint **out, sqlite3 *db, long long tree_id);
 
 #endif

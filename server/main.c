@@ -3,43 +3,48 @@
  * kwarn-server: the REST API and the dashboard over a kwarn database.
  */
 #include <arpa/inet.h>
-#include <getopt.h>
+#include <assert.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
+#include "options.h"
 #include "query.h"
 #include "server.h"
 #include "util.h"
 #include "banned.h"
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: kwarn-server --db FILE [--listen HOST:PORT]"
-		    " [--web DIR] [--threads N] [--allow-host NAME]... [-n]\n"
-		    "  --listen   IPv4 address and port (default"
-		    " 127.0.0.1:8080; port 0: any free port)\n"
-		    "  --allow-host  on loopback, a Host name accepted besides"
-		    " localhost\n"
-		    "             and loopback addresses (others get 421)\n"
-		    "  --web      the dashboard folder (default: none)\n"
-		    "  -n         check the arguments and the database,"
-		    " then exit\n");
-}
+static const char *const server_usage[] = {
+	"kwarn-server --db FILE [--listen HOST:PORT] [--web DIR] [--threads N]",
+	"             [--allow-host NAME]... [-n]",
+	NULL,
+};
 
-/* Split "HOST:PORT" (or ":PORT", or "PORT") into O. */
-static int parse_listen(struct server_opts *o, char *spec)
+/*
+ * Split "HOST:PORT" (or ":PORT", or "PORT") into O; the host is copied
+ * into a static buffer, which an IPv4 address always fits.
+ */
+static int parse_listen(struct server_opts *o, const char *spec)
 {
-	char *colon = strrchr(spec, ':');
+	static char host[INET_ADDRSTRLEN];
+	const char *colon = strrchr(spec, ':');
 	struct in_addr addr;
 	long port;
 
 	if (colon) {
-		*colon = '\0';
-		if (*spec)
-			o->host = spec;
+		size_t len = (size_t)(colon - spec);
+
+		if (len >= sizeof(host))
+			return error("bad address '%.*s' in --listen"
+				     " (an IPv4 address)",
+				     (int)len, spec);
+		if (len) {
+			memcpy(host, spec, len);
+			host[len] = '\0';
+			o->host = host;
+		}
 		spec = colon + 1;
 	}
 	if (util_parse_long(&port, spec, 0, 65535))
@@ -53,69 +58,60 @@ static int parse_listen(struct server_opts *o, char *spec)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "web", required_argument, NULL, 'w' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "allow-host", required_argument, NULL, 'a' },
-		{ "check", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct server_opts o = { .host = "127.0.0.1",
 				 .port = 8080,
 				 .threads = 4 };
+	const char *listen = NULL, *threads = NULL;
+	struct opt_list allow = { 0 };
+	int argi, rc, check_only = 0, sig = 0;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &o.db_path, "FILE", "the database"),
+		OPT_STRING(0, "listen", &listen, "HOST:PORT",
+			   "IPv4 address and port (default 127.0.0.1:8080;"
+			   " port 0: any free port)"),
+		OPT_STRING(0, "web", &o.web_dir, "DIR",
+			   "the dashboard folder (default: none)"),
+		OPT_STRING(0, "threads", &threads, "N",
+			   "worker threads, 1 to 64 (default: 4)"),
+		OPT_LIST(0, "allow-host", &allow, "NAME",
+			 "on loopback, a Host name accepted besides localhost"
+			 " and loopback addresses (others get 421)"),
+		OPT_FLAG('n', "check", &check_only,
+			 "check the arguments and the database, then exit"),
+		OPT_END,
+	};
 	unsigned short port = 0;
-	int c, check_only = 0, sig = 0;
 	sqlite3 *db = NULL;
 	sigset_t set;
 	long n;
 
 	util_progname = "kwarn-server";
-	while ((c = getopt_long(argc, argv, "nh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o.db_path = optarg;
-			break;
-		case 'l':
-			if (parse_listen(&o, optarg))
-				return 2;
-			break;
-		case 'w':
-			o.web_dir = optarg;
-			break;
-		case 't':
-			if (util_parse_long(&n, optarg, 1, 64)) {
-				error("bad --threads '%s' (1 to 64)", optarg);
-				return 2;
-			}
-			o.threads = (unsigned)n;
-			break;
-		case 'a':
-			if (o.nallow_host == SERVER_MAX_ALLOW_HOST ||
-			    !*optarg || strpbrk(optarg, ":/[] ")) {
-				error("bad --allow-host '%s' (a host name, at"
-				      " most %d of them)",
-				      optarg, SERVER_MAX_ALLOW_HOST);
-				return 2;
-			}
-			o.allow_host[o.nallow_host++] = optarg;
-			break;
-		case 'n':
-			check_only = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
+	static_assert(SERVER_MAX_ALLOW_HOST == ARRAY_SIZE(allow.v),
+		      "every --allow-host the table takes fits the server");
+	rc = opt_parse(&argi, argc, argv, opts, server_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!o.db_path || argi != argc) {
+		opt_usage(stderr, opts, server_usage);
+		return 2;
+	}
+	if (listen && parse_listen(&o, listen))
+		return 2;
+	if (threads) {
+		if (util_parse_long(&n, threads, 1, 64)) {
+			error("bad --threads '%s' (1 to 64)", threads);
 			return 2;
 		}
+		o.threads = (unsigned)n;
 	}
-	if (!o.db_path || optind != argc) {
-		usage(stderr);
-		return 2;
+	for (size_t i = 0; i < allow.nr; i++) {
+		if (!*allow.v[i] || strpbrk(allow.v[i], ":/[] ")) {
+			error("bad --allow-host '%s' (a host name, at"
+			      " most %d of them)",
+			      allow.v[i], SERVER_MAX_ALLOW_HOST);
+			return 2;
+		}
+		o.allow_host[o.nallow_host++] = allow.v[i];
 	}
 	/* the database must open read-only, at our schema version */
 	if (db_open(&db, o.db_path, DB_READ_ONLY))

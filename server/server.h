@@ -4,7 +4,8 @@
 
 /*
  * kwarn-server's private header: the MAINTAINERS matcher (maint.c), the
- * HTTP layer (http.c) and the JSON endpoints (api.c).
+ * replies (reply.c), the HTTP layer (http.c) and the JSON endpoints
+ * (api.c).
  */
 
 #include <jansson.h>
@@ -14,7 +15,7 @@
 /* maint.c: see maint.h */
 #include "maint.h"
 
-/* api.c */
+/* reply.c */
 
 /* A reference-counted, immutable body shared by cached answers. */
 struct blob {
@@ -30,6 +31,95 @@ struct blob *blob_ref(struct blob *b);
 void blob_unref(struct blob *b);
 /* B's data gzip-compressed into a new blob, or NULL on failure. */
 struct blob *blob_gzip(const struct blob *b);
+
+/* What an endpoint answers. */
+struct api_reply {
+	int status; /* HTTP status */
+	json_t *json; /* body (owned); NULL: use text/len */
+	char *text; /* pre-built JSON body (owned, malloc'd) */
+	size_t len;
+	struct blob *blob; /* shared pre-built body (one reference) */
+	struct blob *gz; /* the same gzip-compressed, or NULL */
+};
+
+/*
+ * Fill REPLY with a JSON error {"error": MSG, "status": STATUS}; bytes of
+ * MSG that are not UTF-8 (an echoed path or value) become '?'.
+ * Returns -1.
+ */
+int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* cache.c */
+
+#include <pthread.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* The database files' signature: a write changes it. */
+struct db_sig {
+	struct timespec m1, m2; /* mtime of the database and its -wal */
+	off_t s1, s2; /* their sizes */
+	ino_t i1; /* the database's inode: replaced, not written */
+};
+
+/* DB's signature into *sig (all zero for an in-memory database). */
+void cache_db_sig(struct db_sig *sig, sqlite3 *db);
+/* 1 if A and B are the same database state, else 0. */
+int cache_sig_equal(const struct db_sig *a, const struct db_sig *b);
+
+/* One answer in a cache. */
+struct cache_ent {
+	char *key; /* owned; NULL: a free slot */
+	struct db_sig sig; /* the database it was built from, if it matters */
+	long long fp[4]; /* what else tells it is current (a burn-down's) */
+	struct blob *blob, *gz; /* one reference each, or NULL */
+	void *data; /* owned; retired, never freed, when the entry goes */
+	int building; /* nonzero: not to be given up (a request builds it) */
+	unsigned long used; /* the cache's clock when last used */
+};
+
+/*
+ * A fixed number of entries with one lock; when full, the least recently
+ * used entry that is not being built is given up.  Data of an entry that
+ * goes is kept until cache_release(), since another thread may still read
+ * it.  Define one with CACHE_INIT(slots, data_free).
+ */
+struct cache {
+	pthread_mutex_t lock;
+	struct cache_ent *ent;
+	size_t nr;
+	unsigned long clock;
+	void (*data_free)(void *); /* for retired data; NULL: none is kept */
+	void **retired;
+	size_t nretired;
+};
+
+#define CACHE_INIT(slots, free_fn)                                            \
+	{                                                                     \
+		PTHREAD_MUTEX_INITIALIZER, slots,                             \
+			sizeof(slots) / sizeof((slots)[0]), 0, free_fn, NULL, \
+			0                                                     \
+	}
+
+void cache_lock(struct cache *c);
+void cache_unlock(struct cache *c);
+/* Under the lock: KEY's entry, now the most recently used; else NULL. */
+struct cache_ent *cache_find(struct cache *c, const char *key);
+/*
+ * Under the lock: an empty entry holding a copy of KEY, the most
+ * recently used: KEY's own, else the least recently used one not being
+ * built.  NULL when every entry is being built.
+ */
+struct cache_ent *cache_slot(struct cache *c, const char *key);
+/* Under the lock: empty E, retiring its data. */
+void cache_clear(struct cache *c, struct cache_ent *e);
+/* Under the lock: E's bodies into REPLY, a reference each. */
+void cache_serve(struct api_reply *reply, const struct cache_ent *e);
+/* Empty every entry and free the retired data; at shutdown.  Takes the lock. */
+void cache_release(struct cache *c);
+
+/* api.c */
 
 #define API_MAX_SEGMENTS 8
 #define API_MAX_PAIRS 16
@@ -56,16 +146,6 @@ struct api_req {
 	const struct api_target *t; /* the query, through api_arg() */
 };
 
-/* What an endpoint answers. */
-struct api_reply {
-	int status; /* HTTP status */
-	json_t *json; /* body (owned); NULL: use text/len */
-	char *text; /* pre-built JSON body (owned, malloc'd) */
-	size_t len;
-	struct blob *blob; /* shared pre-built body (one reference) */
-	struct blob *gz; /* the same gzip-compressed, or NULL */
-};
-
 /*
  * Query parameter NAME of the request, or NULL.  api_dispatch() has
  * checked it against the route's list and its rule (an integer in range,
@@ -74,15 +154,51 @@ struct api_reply {
  */
 const char *api_arg(const struct api_req *r, const char *name);
 
-/*
- * Fill REPLY with a JSON error {"error": MSG, "status": STATUS}; bytes of
- * MSG that are not UTF-8 (an echoed path or value) become '?'.
- * Returns -1.
- */
-int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* api.c: what the endpoint files (api-*.c) share */
 
-/* The endpoints; each fills REPLY and returns 0, or -1 after api_fail(). */
+#define MAX_CONTEXT 200 /* ?context= lines around a warning */
+#define MAX_REF 255 /* the longest commit reference */
+
+/* The caches of the endpoints (see api.c). */
+extern struct cache api_cache, api_census_cache;
+
+/* A 503 for a failed query of DB, logged here.  Returns -1. */
+int api_db_fail(struct api_reply *reply, sqlite3 *db);
+/* O[KEY] = V, stolen; a NULL V is JSON null. */
+void api_set(json_t *o, const char *key, json_t *v);
+/*
+ * The one rule for an integer of the request, in the path or the query:
+ * decimal digits only (no sign, space or leading zero), from MIN to MAX.
+ * Returns 0 with *out set, or -1.
+ */
+int api_parse_int(long long *out, const char *s, long long min, long long max);
+/* A positive id from path or query value S named NAME, or 400. */
+int api_parse_id(long long *out, struct api_reply *reply, const char *name,
+		 const char *s);
+/* The ?limit= and ?offset= of a list, or 400. */
+int api_parse_page(long *limit, long *offset, struct api_reply *reply,
+		   const struct api_req *r);
+
+/* api-runs.c */
+
+/* 1 if run ID exists, 0 if not, -1 on error (REPLY filled). */
+int api_run_exists(struct api_reply *reply, sqlite3 *db, long long id);
+
+/* api-warnings.c */
+
+struct query_point;
+/*
+ * Resolve the point of a request: commit REF (path or ?commit=) within
+ * ?run= if given, by the one rule of query_resolve_commit(); else the last
+ * built point of ?run=, else of the newest run.  0, or -1 with a 404 (none)
+ * or another error in REPLY.
+ */
+int api_point_resolve(struct query_point *p, struct api_reply *reply,
+		      const struct api_req *r, const char *ref);
+/* The point as the "commit" object of the replies, a new object. */
+json_t *api_point_json(const struct query_point *p);
+
+/* The endpoints (api-*.c); each fills REPLY and returns 0, or -1 after api_fail(). */
 int api_health(struct api_reply *reply, const struct api_req *r);
 int api_runs(struct api_reply *reply, const struct api_req *r);
 int api_run(struct api_reply *reply, const struct api_req *r);

@@ -331,8 +331,17 @@ async function newPanel(points, run) {
 	const panel = el('section', { class: 'card new-panel', id: 'new-warnings' },
 		el('h2', {}, 'New warnings'));
 	const built = points.filter((p) => p.warnings !== null);
-	if (built.length < 2 || !points.some((p) => p.new)) {
+	if (!built.some((p) => p.new)) {
 		panel.appendChild(el('p', { class: 'muted' }, 'No commit of this run adds a warning.'));
+		return panel;
+	}
+	if (built.length < 2) {
+		// one point (an ingested log): new against the tree's previous build
+		const p = built[0];
+		const res = await api('/api/commits/' + enc(p.id) +
+			'/warnings?state=new&limit=50');
+		for (const w of res.warnings)
+			panel.appendChild(warningItem(w, { commit: p.id }));
 		return panel;
 	}
 	const first = built[0], last = built[built.length - 1];

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The warnings at a point (a commit of a run), by subsystem, and the
+ * source lines around a warning.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "query.h"
+#include "server.h"
+#include "api-views.h"
+#include "util.h"
+#include "srctree.h"
+#include "banned.h"
+
+/*
+ * The parsed MAINTAINERS of TREE_ID into *out (NULL if the tree has
+ * none).  Parsed once per tree and database state; callers never free it.
+ */
+int api_tree_maint(const struct maint **out, sqlite3 *db, long long tree_id)
+{
+	struct cache_ent *e;
+	struct db_sig sig;
+	struct maint *m = NULL;
+	char *text = NULL, key[32];
+	size_t len = 0;
+
+	*out = NULL;
+	snprintf(key, sizeof(key), "maint:%lld", tree_id);
+	cache_db_sig(&sig, db);
+	cache_lock(&api_cache);
+	e = cache_find(&api_cache, key);
+	if (e && !cache_sig_equal(&e->sig, &sig)) {
+		cache_clear(&api_cache, e);
+		e = NULL;
+	}
+	if (e) {
+		*out = e->data;
+		cache_unlock(&api_cache);
+		return 0;
+	}
+	cache_unlock(&api_cache);
+	if (query_tree_maintainers(&text, &len, db, tree_id))
+		return -1;
+	if (text)
+		maint_parse(&m, text, len);
+	free(text);
+	cache_lock(&api_cache);
+	e = cache_slot(&api_cache, key);
+	assert(e); /* nothing in this cache is ever being built */
+	e->sig = sig;
+	e->data = m;
+	*out = m;
+	cache_unlock(&api_cache);
+	return 0;
+}
+
+/* points: which commit a request is about */
+
+/*
+ * Resolve the point of a request: commit REF (path or ?commit=) within
+ * ?run= if given, by the one rule of query_resolve_commit(); else the last
+ * built point of ?run=, else of the newest run.  404 if there is none.
+ */
+int api_point_resolve(struct query_point *p, struct api_reply *reply,
+		      const struct api_req *r, const char *ref)
+{
+	const char *run = api_arg(r, "run"), *cc = api_arg(r, "compiler");
+	const char *arch = api_arg(r, "arch");
+	long long run_id = -1, commit_id = -1;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (cc && (!*cc || strlen(cc) > 32))
+		return api_fail(reply, 400, "bad parameter 'compiler'");
+	if (run && api_parse_id(&run_id, reply, "run", run))
+		return -1;
+	if (run) {
+		rc = api_run_exists(reply, r->db, run_id);
+		if (rc <= 0)
+			return rc < 0 ? -1 :
+					api_fail(reply, 404, "no run %lld",
+						 run_id);
+	}
+	if (ref && (!*ref || strlen(ref) > MAX_REF))
+		return api_fail(reply, 400,
+				"bad parameter 'commit':"
+				" want a sha, a prefix or an id");
+	if (ref ? query_resolve_commit(&commit_id, r->db, ref, run_id) :
+		  query_last_built(&commit_id, r->db, run_id))
+		return api_db_fail(reply, r->db);
+	if (commit_id < 0)
+		return ref ? api_fail(reply, 404, "no commit '%s'", ref) :
+			     api_fail(reply, 404, "no built commit in %s",
+				      run ? "this run" : "any run");
+	if (query_point(p, r->db, commit_id))
+		return api_db_fail(reply, r->db);
+	/* compiler=, arch=: the same point as that run of the group measured it */
+	if (cc || arch) {
+		commit_id = p->commit_id;
+		query_point_release(p);
+		if (query_commit_for(&commit_id, r->db, commit_id, cc, arch))
+			return api_db_fail(reply, r->db);
+		if (commit_id < 0)
+			return api_fail(reply, 404,
+					"no %s%s%s build of this point",
+					cc ? cc : "", cc && arch ? " " : "",
+					arch ? arch : "");
+		if (query_point(p, r->db, commit_id))
+			return api_db_fail(reply, r->db);
+	}
+	return 0;
+}
+
+json_t *api_point_json(const struct query_point *p)
+{
+	json_t *o = json_object();
+
+	api_set(o, "id", json_integer(p->commit_id));
+	api_set(o, "sha", jstr(p->sha));
+	api_set(o, "position", json_integer(p->position));
+	api_set(o, "run", json_integer(p->run_id));
+	return o;
+}
+
+/* warnings */
+
+struct wquery {
+	const struct query_point *p;
+	const char *state; /* NULL: new and present */
+	const char *file, *function;
+	char *option; /* with its "-W" */
+	char *files; /* JSON array of files (subsystem), or NULL */
+	long limit, offset;
+};
+
+static int check_state(struct api_reply *reply, const char *s)
+{
+	static const char *const states[] = { "new", "present", "fixed",
+					      "not_built" };
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
+		if (!strcmp(s, states[i]))
+			return 0;
+	return api_fail(reply, 400,
+			"bad parameter 'state': want new, present,"
+			" fixed or not_built");
+}
+
+/* Run Q into a new object {total, limit, offset, state, commit, warnings}. */
+static int warnings_run(struct api_reply *reply, sqlite3 *db,
+			const struct wquery *q)
+{
+	struct warn_filter f = { 0 };
+	json_t *got = NULL;
+
+	f.state = q->state;
+	f.file = q->file;
+	f.function = q->function;
+	f.option = q->option;
+	f.files = q->files;
+	f.limit = q->limit;
+	f.offset = q->offset;
+	if (query_point_warnings(&got, db, q->p, &f))
+		return api_db_fail(reply, db);
+	reply->json = json_object();
+	api_set(reply->json, "total",
+		json_incref(json_object_get(got, "total")));
+	api_set(reply->json, "limit", json_integer(q->limit));
+	api_set(reply->json, "offset", json_integer(q->offset));
+	api_set(reply->json, "state",
+		q->state ? json_string(q->state) : json_string("new,present"));
+	api_set(reply->json, "commit", api_point_json(q->p));
+	api_set(reply->json, "warnings",
+		json_incref(json_object_get(got, "warnings")));
+	json_decref(got);
+	return 0;
+}
+
+/*
+ * The files at point P that MAINTAINERS entry NAME covers, as a JSON
+ * array text in *out.  404 if the tree has no such entry.
+ */
+static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
+			   const struct query_point *p, const char *name)
+{
+	const struct maint *m = NULL;
+	json_t *files, *all = NULL, *f;
+	size_t k;
+	long idx;
+
+	if (api_tree_maint(&m, db, p->tree_id))
+		return api_db_fail(reply, db);
+	if (!m)
+		return api_fail(reply, 404,
+				"the tree of run %lld has no"
+				" MAINTAINERS",
+				p->run_id);
+	idx = maint_find(m, name);
+	if (idx < 0)
+		return api_fail(reply, 404, "no MAINTAINERS entry '%s'", name);
+	if (query_point_files(&all, db, p->commit_id))
+		return api_db_fail(reply, db);
+	files = json_array();
+	json_array_foreach(all, k, f) {
+		if (maint_entry_matches(m, (size_t)idx, json_string_value(f)))
+			json_array_append(files, f);
+	}
+	json_decref(all);
+	*out = json_dumps(files, JSON_COMPACT);
+	json_decref(files);
+	return 0;
+}
+
+static int warnings_common(struct api_reply *reply, const struct api_req *r,
+			   const char *ref, const char *subsystem)
+{
+	struct wquery q = { 0 };
+	struct query_point p;
+	const char *opt = api_arg(r, "option");
+	int ret = -1;
+
+	q.state = api_arg(r, "state");
+	q.file = api_arg(r, "file");
+	q.function = api_arg(r, "function");
+	if (check_state(reply, q.state) ||
+	    api_parse_page(&q.limit, &q.offset, reply, r))
+		return -1;
+	if (opt && (!*opt || strlen(opt) > 128))
+		return api_fail(reply, 400, "bad parameter 'option'");
+	if (api_point_resolve(&p, reply, r, ref))
+		return -1;
+	q.p = &p;
+	if (opt)
+		q.option = strncmp(opt, "-W", 2) ? xstrfmt("-W%s", opt) :
+						   xstrdup(opt);
+	if (subsystem && subsystem_files(&q.files, reply, r->db, &p, subsystem))
+		goto out;
+	ret = warnings_run(reply, r->db, &q);
+	if (!ret && subsystem)
+		api_set(reply->json, "subsystem", jstr(subsystem));
+out:
+	free(q.option);
+	free(q.files);
+	query_point_release(&p);
+	return ret;
+}
+
+int api_warnings(struct api_reply *reply, const struct api_req *r)
+{
+	const char *sub = api_arg(r, "subsystem");
+
+	if (sub && !*sub)
+		return api_fail(reply, 400, "bad parameter 'subsystem'");
+	return warnings_common(reply, r, api_arg(r, "commit"), sub);
+}
+
+int api_commit_warnings(struct api_reply *reply, const struct api_req *r)
+{
+	return warnings_common(reply, r, r->args[0], NULL);
+}
+
+int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r)
+{
+	return warnings_common(reply, r, api_arg(r, "commit"), r->args[0]);
+}
+
+/* subsystems */
+
+struct sub_count {
+	long long warnings, new_, files;
+};
+
+int api_subsystems(struct api_reply *reply, const struct api_req *r)
+{
+	const struct maint *m = NULL;
+	struct sub_count *counts = NULL;
+	struct query_point p;
+	/* XXX: a file in more than 64 entries counts for the first 64 */
+	size_t idx[64], n, i, k;
+	json_t *arr, *byfile = NULL, *fc;
+	int ret = -1;
+
+	if (api_point_resolve(&p, reply, r, api_arg(r, "commit")))
+		return -1;
+	if (api_tree_maint(&m, r->db, p.tree_id)) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
+	reply->json = json_object();
+	api_set(reply->json, "commit", api_point_json(&p));
+	api_set(reply->json, "maintainers", json_boolean(m != NULL));
+	arr = json_array();
+	api_set(reply->json, "subsystems", arr);
+	if (!m) {
+		ret = 0;
+		goto out;
+	}
+	counts = xcalloc(maint_count(m) + 1, sizeof(*counts));
+	if (query_point_file_counts(&byfile, r->db, p.commit_id)) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
+	json_array_foreach(byfile, i, fc) {
+		const char *f = json_string_value(json_object_get(fc, "file"));
+
+		if (!f)
+			continue;
+		n = maint_match(idx, ARRAY_SIZE(idx), m, f);
+		if (n > ARRAY_SIZE(idx))
+			n = ARRAY_SIZE(idx);
+		for (k = 0; k < n; k++) {
+			counts[idx[k]].new_ +=
+				json_integer_value(json_object_get(fc, "new"));
+			counts[idx[k]].warnings += json_integer_value(
+				json_object_get(fc, "warnings"));
+			counts[idx[k]].files++;
+		}
+	}
+	for (i = 0; i < maint_count(m); i++) {
+		json_t *o;
+
+		if (!counts[i].warnings)
+			continue;
+		o = json_object();
+		api_set(o, "name", jstr(maint_name(m, i)));
+		api_set(o, "warnings", json_integer(counts[i].warnings));
+		api_set(o, "new", json_integer(counts[i].new_));
+		api_set(o, "files", json_integer(counts[i].files));
+		json_array_append_new(arr, o);
+	}
+	ret = 0;
+out:
+	json_decref(byfile);
+	free(counts);
+	query_point_release(&p);
+	return ret;
+}
+
+/* source lines around a warning */
+
+/*
+ * The text of FILE at commit SHA, read with libgit2 from the collector's
+ * cached repository of the commit's tree (srctree.h): the commit's text
+ * for every kind of tree, whatever the work tree or the directory holds
+ * now.  Returns 0, or -1 when the tree is not cached (an ingested log) or
+ * has no such file.
+ */
+static int source_text(char **out, sqlite3 *db, const char *sha,
+		       const char *file)
+{
+	char *repo = NULL;
+	size_t len = 0;
+	int ret = -1;
+
+	*out = NULL;
+	if (!file || !*file || file[0] == '/' || !sha || !*sha)
+		return -1;
+	repo = tree_repo_path(db, sha);
+	if (repo)
+		ret = srctree_read(out, &len, NULL, repo, sha, file);
+	free(repo);
+	return ret;
+}
+
+/*
+ * Lines LINE-CONTEXT to LINE+CONTEXT of TEXT as a new array of {line,
+ * text}; MARKS (NR line numbers) are flagged "mark": true.
+ */
+static json_t *source_lines(const char *text, long line, long context,
+			    const long *marks, size_t nr)
+{
+	json_t *lines = json_array();
+	const char *s = text, *eol;
+	long n = 1;
+
+	for (; *s && n <= line + context; n++) {
+		eol = strchrnul(s, '\n');
+		if (n >= line - context) {
+			char *t = xstrndup(s, (size_t)(eol - s));
+			json_t *l = json_object();
+			int mark = n == line;
+
+			for (size_t k = 0; k < nr; k++)
+				mark |= marks[k] == n;
+			api_set(l, "line", json_integer(n));
+			api_set(l, "text", jstr(t));
+			api_set(l, "mark", json_boolean(mark));
+			json_array_append_new(lines, l);
+			free(t);
+		}
+		if (!*eol)
+			break;
+		s = eol + 1;
+	}
+	return lines;
+}
+
+int api_warning_source(struct api_reply *reply, const struct api_req *r)
+{
+	const char *ident = r->args[0], *ctx = api_arg(r, "context");
+	const char *from = "db";
+	json_t *w = NULL;
+	struct query_point p = { 0 };
+	char *text = NULL, *file = NULL;
+	long context = 5, line;
+	json_t *lines;
+	int ret = -1;
+
+	long long v;
+
+	if (ctx && !api_parse_int(&v, ctx, 0, MAX_CONTEXT))
+		context = (long)v;
+	if (strlen(ident) > 128)
+		return api_fail(reply, 400, "bad warning identity");
+	if (api_arg(r, "commit") || api_arg(r, "run")) {
+		if (api_point_resolve(&p, reply, r, api_arg(r, "commit")))
+			return -1;
+	}
+	if (query_warning(&w, r->db, ident, p.commit_id ? p.commit_id : -1)) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
+	if (!w) {
+		api_fail(reply, 404, "no warning '%s'%s", ident,
+			 p.commit_id ? " at that commit" : "");
+		goto out;
+	}
+	if (!p.commit_id &&
+	    query_point(&p, r->db,
+			json_integer_value(json_object_get(w, "commit_id")))) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
+	file = xstrdup(json_string_value(json_object_get(w, "file")));
+	line = (long)json_integer_value(json_object_get(w, "line"));
+	reply->json = w;
+	w = NULL;
+	json_object_del(reply->json, "commit_id");
+	api_set(reply->json, "commit", api_point_json(&p));
+	if (!source_text(&text, r->db, p.sha, file)) {
+		json_t *notes = json_object_get(reply->json, "notes"), *n;
+		long marks[64];
+		size_t nmarks = 0, k;
+
+		/*
+		 * The notes' lines in the warning's file are marked in its
+		 * excerpt; a note elsewhere (a header, a macro) gets its own.
+		 * XXX: past 64 notes in one file, the rest are not marked.
+		 */
+		json_array_foreach(notes, k, n) {
+			const char *nf =
+				json_string_value(json_object_get(n, "file"));
+			long nl = (long)json_integer_value(
+				json_object_get(n, "line"));
+			char *ntext = NULL;
+
+			if (!nf || nl <= 0)
+				continue;
+			if (!strcmp(nf, file)) {
+				if (nmarks < ARRAY_SIZE(marks))
+					marks[nmarks++] = nl;
+				continue;
+			}
+			if (!source_text(&ntext, r->db, p.sha, nf))
+				api_set(n, "lines",
+					source_lines(ntext, nl, context, &nl,
+						     1));
+			free(ntext);
+		}
+		lines = source_lines(text, line, context, marks, nmarks);
+		from = "commit";
+	} else {
+		json_t *l = json_object();
+
+		lines = json_array();
+		from = "db";
+		api_set(l, "line", json_integer(line));
+		api_set(l, "text",
+			json_incref(json_object_get(reply->json, "source")));
+		api_set(l, "mark", json_true());
+		json_array_append_new(lines, l);
+	}
+	api_set(reply->json, "from", json_string(from));
+	api_set(reply->json, "lines", lines);
+	ret = 0;
+out:
+	free(text);
+	free(file);
+	json_decref(w);
+	query_point_release(&p);
+	return ret;
+}
