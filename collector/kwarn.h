@@ -99,6 +99,10 @@ struct run_request {
 	int level, jobs, boot;
 	const char *launcher;
 	int *measured_before; /* if not NULL: set to 1 when nothing ran */
+	const char *const *cc_names; /* --cc, nr_cc of them; none: gcc */
+	size_t nr_cc;
+	const char *warnings; /* --warnings SPEC, or NULL */
+	const char *targets; /* --targets OBJ,..., or NULL */
 };
 
 /*
@@ -110,6 +114,9 @@ int run_request(long long *run_id_out, const struct run_request *q);
 
 /* The first line of `gcc --version`, as runs store it (new string). */
 char *run_compiler_version(void);
+
+/* The same for compiler CC ("clang-16"): what builds.compiler holds. */
+char *run_cc_version(const char *cc);
 
 /* nightly.c */
 

@@ -1346,6 +1346,11 @@ char *run_compiler_version(void)
 	return compiler_version("gcc");
 }
 
+char *run_cc_version(const char *cc)
+{
+	return compiler_version(cc);
+}
+
 static int version_cmp_desc(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
@@ -2042,6 +2047,10 @@ int run_request(long long *run_id_out, const struct run_request *q)
 	r.boot = q->boot;
 	r.launcher = q->launcher;
 	r.measured_before = q->measured_before;
+	for (size_t i = 0; i < q->nr_cc && i < ARRAY_SIZE(r.cc_names); i++)
+		r.cc_names[r.nr_cc_names++] = q->cc_names[i];
+	r.warnings = q->warnings;
+	r.targets = q->targets;
 	r.silence_s = 30;
 	r.timeout_s = 120;
 	r.out = stderr;

@@ -164,6 +164,9 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
  * Finished nightlies into *out, -1 when there is none; each returns 0 or
  * -1 (reported):
  * - query_previous_nightly: the last one of tree name NAME before RUN;
+ * - query_previous_nightly_of: the same, of one cell of a nightly's
+ *   matrix: built by --cc CC ("gcc" also matches runs from before --cc)
+ *   with the same --warnings and --targets (NULL: none);
  * - query_nightly_with_compiler: the newest of tree TREE_ID built with
  *   COMPILER;
  * - query_newest_older_tree: the newest of another tree whose version is
@@ -172,6 +175,9 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
  */
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
 			   const char *name);
+int query_previous_nightly_of(long long *out, sqlite3 *db, long long run,
+			      const char *name, const char *cc,
+			      const char *warnings, const char *targets);
 int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
 				const char *compiler);
 int query_newest_older_tree(long long *out, sqlite3 *db, long long run,
