@@ -102,6 +102,10 @@ struct run_request {
 	const char *launcher;
 	const char *arch; /* "arm64", or NULL: the host's */
 	int *measured_before; /* if not NULL: set to 1 when nothing ran */
+	const char *const *cc_names; /* --cc, nr_cc of them; none: gcc */
+	size_t nr_cc;
+	const char *warnings; /* --warnings SPEC, or NULL */
+	const char *targets; /* --targets OBJ,..., or NULL */
 };
 
 /*
@@ -124,6 +128,9 @@ char *run_compiler_version(const struct arch *a);
  * by man(1), or as plain text when man is not installed.  Exit status.
  */
 int cmd_help(const char *cmd);
+
+/* The same for compiler CC ("clang-16"): what builds.compiler holds. */
+char *run_cc_version(const char *cc);
 
 /* nightly.c */
 

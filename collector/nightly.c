@@ -5,6 +5,11 @@
  * on each, compare with the last nightly of the same tree and with the
  * newest older tree, and exit 1 naming every new warning.
  *
+ * With --cc (repeatable), --warnings or --targets it runs a matrix: every
+ * tree once per compiler, each compared with the nightlies of its own
+ * compiler and spec, and the report has one entry per tree and compiler.
+ * --mail FILE writes the mbox of report --format mail for what is new.
+ *
  * Exit status: 0 nothing new, 1 new warnings (named), 2 could not measure.
  */
 #include <dirent.h>
@@ -22,6 +27,7 @@
 #include "kwarn.h"
 #include "options.h"
 #include "query.h"
+#include "report-out.h"
 #include "util.h"
 #include "banned.h"
 
@@ -391,10 +397,28 @@ out:
 	return id;
 }
 
+/* The nightly of a moved branch before RUN in the same matrix cell. */
+static int previous_of(long long *prev, sqlite3 *db, long long run,
+		       const char *cc, const char *warnings,
+		       const char *targets, const char *arch)
+{
+	struct run_facts f;
+	int rc;
+
+	if (query_run_facts(&f, db, run))
+		return -1;
+	rc = query_previous_nightly_of(prev, db, run, f.tree, cc, warnings,
+				       targets, arch);
+	query_run_facts_release(&f);
+	return rc;
+}
+
 static const char *const nightly_usage[] = {
 	"kwarn nightly --db FILE [--trees DIR] [--config FRAG]... [--level N] [-j N]",
 	"              [--series FILE|none] [--no-boot] [--repo PATH --ref BRANCH]",
 	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]",
+	"              [--cc NAME]... [--warnings W=N,-Wflag...] [--targets OBJ,...]",
+	"              [--mail FILE]",
 	NULL,
 };
 
@@ -409,12 +433,16 @@ int cmd_nightly(int argc, char **argv)
 	char *frags[16] = { NULL }, *default_frag = NULL,
 	     *default_series = NULL;
 	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
+	const char *ccs[8] = { NULL }, *mail = NULL;
+	char *cc_versions[8] = { NULL };
+	size_t nccs = 0, ncells;
+	struct warn_spec ws = { 0 };
 	struct run_request q = { 0 };
 	struct found_tree *found = NULL;
 	size_t nfound = 0, nfrags = 0;
 	json_t *report = json_array(), *failures = json_array();
 	sqlite3 *db = NULL;
-	struct opt_list frag_args = { 0 };
+	struct opt_list frag_args = { 0 }, cc_args = { 0 };
 	long level = 3, jobs = 2;
 	int no_boot = 0;
 	const struct opt opts[] = {
@@ -442,6 +470,14 @@ int cmd_nightly(int argc, char **argv)
 			   nightly_formats),
 		OPT_STRING(0, "arch", &arch_name, "ARCH",
 			   "x86_64 or arm64 (default: x86_64)"),
+		OPT_LIST(0, "cc", &cc_args, "NAME",
+			 "a compiler of the matrix (gcc, clang-16, ...)"),
+		OPT_STRING(0, "warnings", &q.warnings, "SPEC",
+			   "extra warnings: W=N and -Wflag, comma-separated"),
+		OPT_STRING(0, "targets", &q.targets, "OBJ,...",
+			   "build only these objects"),
+		OPT_STRING(0, "mail", &mail, "FILE",
+			   "write the new warnings as mails (mbox) to FILE"),
 		OPT_END,
 	};
 	int argi, prc, ret = 2, lockfd = -1, nnew = 0, measured_any = 0;
@@ -455,6 +491,12 @@ int cmd_nightly(int argc, char **argv)
 		opt_usage(stderr, opts, nightly_usage);
 		goto out;
 	}
+	if (cc_args.nr > ARRAY_SIZE(ccs)) {
+		error("at most %zu --cc", ARRAY_SIZE(ccs));
+		goto out;
+	}
+	for (size_t i = 0; i < cc_args.nr; i++)
+		ccs[nccs++] = cc_args.v[i];
 	for (size_t i = 0; i < frag_args.nr; i++) {
 		if (!(frags[nfrags] = realpath(frag_args.v[i], NULL))) {
 			error("cannot read config fragment '%s'",
@@ -475,6 +517,26 @@ int cmd_nightly(int argc, char **argv)
 	q.boot = !no_boot;
 	if (q.launcher && launcher_check(q.launcher, q.level))
 		goto out;
+	/* the matrix is checked before anything is imported or built */
+	for (size_t k = 0; k < nccs; k++) {
+		const struct toolchain *tc;
+
+		if (toolchain_find(&tc, ccs[k]))
+			goto out;
+		for (size_t j = 0; j < k; j++)
+			if (!strcmp(ccs[j], ccs[k])) {
+				error("--cc %s is given twice", ccs[k]);
+				goto out;
+			}
+		cc_versions[k] = run_cc_version(tc->cc);
+	}
+	if (q.warnings && warnings_parse(&ws, q.warnings))
+		goto out;
+	if (q.targets && !*q.targets) {
+		error("--targets needs at least one object");
+		goto out;
+	}
+	ncells = nccs ? nccs : 1;
 	if (!nfrags) {
 		default_frag = run_data_path(arch->config);
 		frags[nfrags++] = realpath(default_frag, NULL);
@@ -534,19 +596,27 @@ int cmd_nightly(int argc, char **argv)
 		error("no linux-source-*.tar.* in '%s'", trees);
 		goto out;
 	}
-	for (size_t i = 0; i < nfound; i++) {
-		struct found_tree *t = &found[i];
+	for (size_t cell = 0; cell < nfound * ncells; cell++) {
+		struct found_tree *t = &found[cell / ncells];
+		size_t k = cell % ncells;
 		char sha[65];
 		long long run_id = -1, prev, rebuilt;
-		int rc;
+		int rc, before = 0;
 
+		if (nccs) {
+			/* one cell of the matrix: this compiler alone */
+			q.cc_names = &ccs[k];
+			q.nr_cc = 1;
+			free(compiler);
+			compiler = xstrdup(cc_versions[k]);
+		}
 		if (util_sha256_file(sha, t->path)) {
 			json_array_append_new(failures,
 					      json_sprintf("%s: cannot read",
 							   t->path));
 			continue;
 		}
-		{
+		if (!q.warnings && !q.targets) {
 			char *real = realpath(t->path, NULL);
 			int done = 0;
 
@@ -564,22 +634,32 @@ int cmd_nightly(int argc, char **argv)
 				continue;
 			}
 		}
-		if (query_previous_nightly(&prev, db, LLONG_MAX, t->name,
-					   arch->name)) {
+		if (nccs || q.warnings || q.targets ?
+			    query_previous_nightly_of(
+				    &prev, db, LLONG_MAX, t->name,
+				    nccs ? ccs[k] : "gcc", ws.spec, q.targets,
+				    arch->name) :
+			    query_previous_nightly(&prev, db, LLONG_MAX,
+						   t->name, arch->name)) {
 			ret = 2;
 			goto out;
 		}
 		rebuilt = -1;
 		if (prev >= 0)
 			rebuilt = rebuild_previous(db, &q, prev, sha, compiler);
-		fprintf(stderr, "kwarn: nightly: measuring %s (%s)\n", t->name,
-			t->pkg_version ? t->pkg_version : "no package");
+		fprintf(stderr, "kwarn: nightly: measuring %s (%s)%s%s\n",
+			t->name, t->pkg_version ? t->pkg_version : "no package",
+			nccs ? " with " : "", nccs ? ccs[k] : "");
 		q.tree_spec = t->path;
 		q.cached_name = q.cached_sha256 = NULL;
 		q.series = NULL;
 		q.kind = "nightly";
 		q.pkg_version = t->pkg_version;
+		/* a matrix: run.c's parameters say if it was done */
+		if (nccs || q.warnings || q.targets)
+			q.measured_before = &before;
 		rc = run_request(&run_id, &q);
+		q.measured_before = NULL;
 		if (rc == 130) {
 			ret = 2;
 			goto out;
@@ -590,6 +670,11 @@ int cmd_nightly(int argc, char **argv)
 				json_sprintf(
 					"%s: could not be measured (see the errors above)",
 					t->name));
+			continue;
+		}
+		if (before) {
+			fprintf(stderr, "kwarn: %s: measured before\n",
+				t->name);
 			continue;
 		}
 		measured_any = 1;
@@ -628,11 +713,15 @@ int cmd_nightly(int argc, char **argv)
 						     t->name, sid));
 		}
 	}
-	if (repo) {
+	for (size_t k = 0; repo && k < ncells; k++) {
 		char *range = xstrfmt("%s..%s", ref, ref);
-		long long run_id = -1;
+		long long run_id = -1, prev = -2;
 		int rc, before = 0;
 
+		if (nccs) {
+			q.cc_names = &ccs[k];
+			q.nr_cc = 1;
+		}
 		q.repo = repo;
 		q.range = range;
 		q.series = NULL;
@@ -650,9 +739,16 @@ int cmd_nightly(int argc, char **argv)
 		} else if (before) {
 			fprintf(stderr, "kwarn: %s %s: measured before\n", repo,
 				ref);
+		} else if ((nccs || q.warnings || q.targets) &&
+			   previous_of(&prev, db, run_id, nccs ? ccs[k] : "gcc",
+				       ws.spec, q.targets, arch->name)) {
+			json_array_append_new(
+				failures,
+				json_sprintf("%s %s: cannot read run %lld",
+					     repo, ref, run_id));
 		} else {
 			measured_any = 1;
-			rc = compare_run(report, db, run_id, -2, -1);
+			rc = compare_run(report, db, run_id, prev, -1);
 			if (rc < 0) {
 				json_array_append_new(
 					failures,
@@ -669,6 +765,25 @@ int cmd_nightly(int argc, char **argv)
 					db, repo);
 			}
 		}
+	}
+	if (mail) {
+		/* one message per tree (and compiler) with something new */
+		FILE *fp = fopen(mail, "w");
+		size_t i;
+		json_t *e;
+		int bad = !fp;
+
+		json_array_foreach(report, i, e) {
+			if (!bad && report_mail_nightly(fp, db, e))
+				bad = 1;
+		}
+		if (fp && fclose(fp))
+			bad = 1;
+		if (bad)
+			json_array_append_new(
+				failures,
+				json_sprintf("cannot write the mail to '%s'",
+					     mail));
 	}
 	if (!strcmp(format, "json")) {
 		json_t *o = json_pack("{s:O, s:O, s:i}", "trees", report,
@@ -704,6 +819,9 @@ out:
 	free(lockpath);
 	free(config_name);
 	free(compiler);
+	for (size_t k = 0; k < nccs; k++)
+		free(cc_versions[k]);
+	warn_spec_release(&ws);
 	json_decref(report);
 	json_decref(failures);
 	return ret;

@@ -305,8 +305,13 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 		strbuf_addch(sb, ' ');
 		add_clean(sb, b && b[1] ? b + 1 : s);
 	}
-	strbuf_addf(sb, " %lld/%zu] %lld new warning%s: ", jint(e, "position"),
-		    npoints, nnew, nnew == 1 ? "" : "s");
+	if (npoints)
+		strbuf_addf(sb, " %lld/%zu]", jint(e, "position"), npoints);
+	else /* a nightly: the tree, compared with the nights before */
+		strbuf_addf(sb, "%s%s nightly]",
+			    *report_str(info, "version") ? " " : "",
+			    report_str(info, "version"));
+	strbuf_addf(sb, " %lld new warning%s: ", nnew, nnew == 1 ? "" : "s");
 	add_clean(sb, report_str(first, "file"));
 	strbuf_addf(sb, ":%lld:%lld: ", jint(first, "line"),
 		    jint(first, "column"));
@@ -422,11 +427,7 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 		if (json_is_integer(json_object_get(e, "build")))
 			head = report_str(e, "commit");
 	npoints = json_array_size(arr) ? json_array_size(arr) - 1 : 0;
-	/*
-	 * XXX: a nightly's one point holds every warning as new (it is the
-	 * run's first); what is new against the tree before it is the
-	 * nightly's own report, not yet a mail.
-	 */
+	/* a nightly's one point: what is new is report_mail_nightly()'s */
 	json_array_foreach(arr, i, e) {
 		json_t *build = NULL;
 		struct strbuf sb = STRBUF_INIT;
@@ -452,5 +453,83 @@ out:
 	free(git_dir);
 	json_decref(arr);
 	json_decref(info);
+	return ret;
+}
+
+/* Whether W of a point is one of the nightly's NEWS (file, line, message). */
+static int is_news(json_t *news, json_t *w)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(news, i, n) {
+		if (!strcmp(report_str(n, "file"), report_str(w, "file")) &&
+		    jint(n, "line") == jint(w, "line") &&
+		    !strcmp(report_str(n, "message"), report_str(w, "message")))
+			return 1;
+	}
+	return 0;
+}
+
+int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry)
+{
+	json_t *arr = NULL, *info = NULL, *build = NULL, *e = NULL, *w;
+	json_t *news = json_object_get(entry, "new");
+	struct maint *m = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	const char *maint_text;
+	char *git_dir = NULL;
+	size_t i;
+	int ret = -1;
+
+	if (!json_array_size(news))
+		return 0;
+	if (report_run_json(&arr, db, jint(entry, "run")) ||
+	    query_run_info(&info, db, jint(entry, "run")))
+		goto out;
+	maint_text = report_str(info, "maintainers");
+	if (*maint_text && maint_parse(&m, maint_text, strlen(maint_text)))
+		goto out;
+	git_dir = tree_repo_dir(report_str(info, "tree_kind"),
+				report_str(info, "tree"),
+				report_str(info, "source"),
+				report_str(info, "sha256"));
+	e = json_deep_copy(json_array_get(arr, 0));
+	if (!e || !json_is_integer(json_object_get(e, "build"))) {
+		error("nightly run %lld has no build to mail",
+		      jint(entry, "run"));
+		goto out;
+	}
+	/*
+	 * The run's one point holds every warning as new (it is its first):
+	 * ">>" goes only on what the nightly found new against the nights
+	 * before, the others are shown as present.
+	 */
+	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
+		const char *state = report_str(w, "state");
+
+		if (!strcmp(state, "new") || !strcmp(state, "present"))
+			json_object_set_new(w, "state",
+					    json_string(is_news(news, w) ?
+								"new" :
+								"present"));
+	}
+	if (query_build_info(&build, db, jint(e, "build")))
+		goto out;
+	add_message(&sb, e, info, build, m, report_str(e, "commit"), 0,
+		    git_dir);
+	if (write_mbox(fp, sb.buf)) {
+		error("cannot write the mbox");
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	maint_free(m);
+	free(git_dir);
+	json_decref(arr);
+	json_decref(info);
+	json_decref(build);
+	json_decref(e);
 	return ret;
 }

@@ -17,6 +17,13 @@ int report_sarif(FILE *fp, sqlite3 *db, long long run_id);
 int report_kcidb(FILE *fp, sqlite3 *db, long long run_id);
 int report_mail(FILE *fp, sqlite3 *db, long long run_id);
 
+/*
+ * One message for ENTRY, a tree of kwarn nightly's report ({"run", "new":
+ * [{"file", "line", "message", ...}]}): ">>" exactly on its new warnings.
+ * Nothing when nothing is new.  0 or -1 (reported).
+ */
+int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry);
+
 /* The string at KEY of O, or "" (never NULL). */
 const char *report_str(json_t *o, const char *key);
 

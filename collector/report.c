@@ -90,8 +90,25 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 	if (report_run_json(&arr, db, run_id))
 		return -1;
 	if (!strcmp(format, "json")) {
-		json_t *o = json_object();
+		json_t *o = json_object(), *counts = NULL;
 
+		/* a --cc group: each point's live warnings per compiler */
+		if (query_group_counts(&counts, db, run_id)) {
+			json_decref(o);
+			json_decref(arr);
+			return -1;
+		}
+		json_array_foreach(arr, i, e) {
+			char k[24];
+			json_t *bc;
+
+			snprintf(k, sizeof(k), "%lld", jint(e, "position"));
+			bc = json_object_get(counts, k);
+			json_object_set_new(e, "by_compiler",
+					    bc ? json_incref(bc) :
+						 json_object());
+		}
+		json_decref(counts);
 		json_object_set_new(o, "run", json_integer(run_id));
 		json_object_set_new(o, "commits", arr);
 		json_dumpf(o, fp, JSON_INDENT(2) | JSON_ENSURE_ASCII);

@@ -183,6 +183,11 @@ char *run_compiler_version(const struct arch *a)
 	return v;
 }
 
+char *run_cc_version(const char *cc)
+{
+	return compiler_version(cc);
+}
+
 static char *make_params(struct run *r)
 {
 	json_t *o = json_object(), *frags = json_array();
@@ -843,6 +848,10 @@ int run_request(long long *run_id_out, const struct run_request *q)
 	r.measured_before = q->measured_before;
 	if (q->arch)
 		r.arch_names[r.nr_arch_names++] = q->arch;
+	for (size_t i = 0; i < q->nr_cc && i < ARRAY_SIZE(r.cc_names); i++)
+		r.cc_names[r.nr_cc_names++] = q->cc_names[i];
+	r.warnings = q->warnings;
+	r.targets = q->targets;
 	r.silence_s = 30;
 	r.timeout_s = 120;
 	r.out = stderr;

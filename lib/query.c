@@ -716,6 +716,34 @@ int query_previous_nightly(long long *out, sqlite3 *db, long long run,
 	return first_id(out, db, st);
 }
 
+int query_previous_nightly_of(long long *out, sqlite3 *db, long long run,
+			      const char *name, const char *cc,
+			      const char *warnings, const char *targets,
+			      const char *arch)
+{
+	sqlite3_stmt *st = NULL;
+
+	*out = -1;
+	if (db_prepare(
+		    &st, db,
+		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
+		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
+		    " AND t.name = ?1 AND r.id < ?2"
+		    " AND COALESCE(r.compiler, 'gcc') = ?3"
+		    " AND json_extract(r.params, '$.warnings') IS ?4"
+		    " AND json_extract(r.params, '$.targets') IS ?5"
+		    " AND COALESCE(r.arch, 'x86_64') = COALESCE(?6, 'x86_64')"
+		    " ORDER BY r.id DESC LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, name);
+	db_bind_int(st, 2, run, 0);
+	db_bind_text(st, 3, cc);
+	db_bind_text(st, 4, warnings);
+	db_bind_text(st, 5, targets);
+	db_bind_text(st, 6, arch);
+	return first_id(out, db, st);
+}
+
 int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
 				const char *compiler)
 {

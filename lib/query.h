@@ -165,6 +165,10 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
  * -1 (reported):
  * - query_previous_nightly: the last one of tree name NAME before RUN
  *   for ARCH ("arm64"; NULL: RUN's own arch, x86_64 when RUN is none);
+ * - query_previous_nightly_of: the same, of one cell of a nightly's
+ *   matrix: built by --cc CC ("gcc" also matches runs from before --cc)
+ *   with the same --warnings and --targets (NULL: none), for ARCH (NULL:
+ *   x86_64);
  * - query_nightly_with_compiler: the newest of tree TREE_ID built with
  *   COMPILER;
  * - query_newest_older_tree: the newest of another tree whose version is
@@ -173,6 +177,10 @@ int query_base_live_count(long long *out, sqlite3 *db, long long run);
  */
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
 			   const char *name, const char *arch);
+int query_previous_nightly_of(long long *out, sqlite3 *db, long long run,
+			      const char *name, const char *cc,
+			      const char *warnings, const char *targets,
+			      const char *arch);
 int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
 				const char *compiler);
 int query_newest_older_tree(long long *out, sqlite3 *db, long long run,

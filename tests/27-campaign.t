@@ -140,6 +140,9 @@ check "report: a burn-down column per compiler" \
 	grep -q '^  #  *gcc  *clang-16$' "$tmp/report"
 check "report: patch 1 is 1 (gcc) and 2 (clang)" \
 	grep -q '^  1  *1  *2$' "$tmp/report"
+"$kwarn" report --db "$db" --run 1 --format json >"$tmp/report.json"
+check "report JSON: by_compiler at patch 1 is gcc 1, clang-16 2" \
+	test "$(jq -S -c '.commits[1].by_compiler' "$tmp/report.json")" = '{"clang-16":2,"gcc":1}'
 
 # the REST API: by_compiler and compiler=
 if server_start "$db"; then
