@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..9"
+echo "1..10"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -60,6 +60,12 @@ diff "$tmp/want" "$tmp/got" >"$tmp/err"
 ok $? "each warning has the object kbuild compiled its source into, and its module"
 [ "$(sql kb "SELECT count(*) FROM objects WHERE composite = 'kwcomp.o'")" = 2 ]
 ok $? "the two parts of kwcomp.o, and only they, record it"
+"$kwarn" warnings --db "$tmp/kb.db" --commit a --format json >"$tmp/json" \
+	2>"$tmp/err" &&
+	[ "$(jq -r '.[] | "\(.file) \(.object) \(.composite)"' "$tmp/json" |
+		sort | tr '\n' ,)" = \
+	  "part1.c part1.o kwcomp.o,part2.c part2.o kwcomp.o,single.c single.o null,sub/orig.c renamed.o null," ]
+ok $? "kwarn warnings --format json gives each warning's object and composite"
 # the identities do not depend on the object
 [ "$(sql plain "SELECT group_concat(fingerprint) FROM (SELECT fingerprint
 	FROM identities ORDER BY 1)")" = \
