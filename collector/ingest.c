@@ -532,6 +532,10 @@ int cmd_ingest(int argc, char **argv)
 	if (build_dir) {
 		if (kbuild_map_load(&kb, build_dir))
 			return 2;
+		if (!kb.nr_objects) {
+			error("no kbuild .cmd files in '%s'", build_dir);
+			return 2;
+		}
 		io.kbuild = &kb;
 	}
 	log = argv[argi];

@@ -1075,8 +1075,9 @@ static int store_objects(struct run *r, struct build_writer *w)
 
 /*
  * The composite object each part of this build is linked into, from the
- * build directory's .mod files; a build directory without .cmd files
- * (reported) leaves them unset.
+ * build directory's .mod files; a build that wrote none leaves them
+ * unset, and an unreadable build directory (reported) does not fail the
+ * point.
  */
 static int store_composites(struct run *r, struct build_writer *w)
 {

@@ -211,10 +211,6 @@ int kbuild_map_load(struct kbuild_map *out, const char *dir)
 
 	memset(out, 0, sizeof(*out));
 	walk_dir(&wk, dir, "");
-	if (!wk.failed && !out->nr_objects) {
-		error("no kbuild .cmd files in '%s'", dir);
-		wk.failed = 1;
-	}
 	/* O= builds: kbuild links DIR/source to the source tree */
 	link_path = xstrfmt("%s/source", dir);
 	n = readlink(link_path, link, sizeof(link) - 1);

@@ -28,8 +28,9 @@ struct kbuild_map {
  * links, skipping tools/, which kbuild does not build) into *OUT.
  * Absolute paths lose the build directory as kbuild saw it and the source
  * tree (DIR/source, the link kbuild makes for O= builds).  Returns -1
- * with an error reported when DIR cannot be read or holds no .cmd file;
- * *OUT is then empty.  Release with kbuild_map_release().
+ * with an error reported when DIR cannot be read; *OUT is then empty.
+ * A directory without .cmd files gives an empty map.  Release with
+ * kbuild_map_release().
  */
 int kbuild_map_load(struct kbuild_map *out, const char *dir);
 
