@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "kbuild.h"
 #include "kwarn.h"
 #include "options.h"
 #include "query.h"
@@ -27,6 +28,7 @@ struct ingest_ctx {
 	struct build_writer *w;
 	struct source_cache src; /* src.dir: the tree's directory, or NULL */
 	char *root; /* the tree root found in the log, when it is source */
+	const struct kbuild_map *kbuild; /* or NULL */
 };
 
 /* The text of FILE under C->dir, read once per run of its warnings. */
@@ -87,10 +89,46 @@ void source_cache_release(struct source_cache *c)
 	c->len = 0;
 }
 
+/*
+ * The object kbuild says D's translation unit was compiled into, when
+ * the build directory was read and it differs from the parser's.
+ */
+static const char *kbuild_object_of(const struct kbuild_map *m,
+				    const struct diag *d)
+{
+	const char *tu = d->file, *c, *obj;
+	char *chain_tu = NULL;
+
+	if (!m)
+		return NULL;
+	if (d->include_chain) {
+		/* "b.h:7, a.c:1": the last file, without its line */
+		c = strrchr(d->include_chain, ' ');
+		tu = c ? c + 1 : d->include_chain;
+		c = strrchr(tu, ':');
+		chain_tu = c ? xstrndup(tu, (size_t)(c - tu)) : xstrdup(tu);
+		tu = chain_tu;
+	}
+	obj = kbuild_object(m, tu);
+	free(chain_tu);
+	if (obj && d->object && !strcmp(obj, d->object))
+		return NULL;
+	return obj;
+}
+
 static void ingest_emit(void *ctx, const struct diag *d)
 {
 	struct ingest_ctx *ic = ctx;
+	const char *obj = kbuild_object_of(ic->kbuild, d);
+	struct diag copy;
 
+	if (obj) {
+		copy = *d;
+		copy.object = xstrdup(obj);
+		source_emit(ic->w, -1, &copy, &ic->src);
+		free(copy.object);
+		return;
+	}
 	source_emit(ic->w, -1, d, &ic->src);
 }
 
@@ -317,7 +355,8 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 {
 	struct ingest_ctx ic = { w,
 				 { o ? o->source : NULL, NULL, NULL, 0 },
-				 NULL };
+				 NULL,
+				 o ? o->kbuild : NULL };
 	struct parser *p = parse_new(ingest_emit, &ic);
 	struct line_feed lf = { p, NULL, STRBUF_INIT, 0 };
 	struct strbuf head = STRBUF_INIT, carry = STRBUF_INIT;
@@ -427,7 +466,7 @@ static int ingest_object_map(struct build_writer *w, const char *path)
 static const char *const ingest_usage[] = {
 	"kwarn ingest --db FILE --tree NAME --commit REF [--object-map FILE]",
 	"             [--strip PREFIX]... [--strip-prefix REGEX] [--source DIR]",
-	"             [--no-find-root] LOG|-",
+	"             [--no-find-root] [--build-dir DIR] LOG|-",
 	NULL,
 };
 
@@ -436,7 +475,9 @@ int cmd_ingest(int argc, char **argv)
 	const char *dbpath = NULL, *tree = NULL, *ref = NULL, *map = NULL;
 	const char *strip[ARRAY_SIZE(((struct opt_list *)0)->v) + 1] = { NULL };
 	struct opt_list strips = { { NULL }, 0 };
-	struct ingest_opts io = { strip, 0, NULL, NULL, 1 };
+	struct ingest_opts io = { strip, 0, NULL, NULL, 1, NULL };
+	const char *build_dir = NULL;
+	struct kbuild_map kb = { 0 };
 	int no_find_root = 0;
 	const struct opt opts[] = {
 		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
@@ -453,6 +494,9 @@ int cmd_ingest(int argc, char **argv)
 			   "the tree's sources, to find the root and functions"),
 		OPT_FLAG(0, "no-find-root", &no_find_root,
 			 "keep the printed paths as they are"),
+		OPT_STRING(0, "build-dir", &build_dir, "DIR",
+			   "the kbuild build directory: objects from its"
+			   " .cmd and .mod files"),
 		OPT_END,
 	};
 	struct tree_info ti = { 0 };
@@ -484,6 +528,16 @@ int cmd_ingest(int argc, char **argv)
 		return 2;
 	}
 	io.nr_strip = strips.nr;
+	/* read before the log, so that a bad directory stores nothing */
+	if (build_dir) {
+		if (kbuild_map_load(&kb, build_dir))
+			return 2;
+		if (!kb.nr_objects) {
+			error("no kbuild .cmd files in '%s'", build_dir);
+			return 2;
+		}
+		io.kbuild = &kb;
+	}
 	log = argv[argi];
 	if (!strcmp(log, "-")) {
 		fd = 0;
@@ -491,6 +545,7 @@ int cmd_ingest(int argc, char **argv)
 		fd = open(log, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			error("cannot open log '%s': %s", log, strerror(errno));
+			kbuild_map_release(&kb);
 			return 2;
 		}
 	}
@@ -530,7 +585,8 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	if ((map && ingest_object_map(w, map)) ||
-	    parse_fd_into(w, fd, log, &io)) {
+	    parse_fd_into(w, fd, log, &io) ||
+	    (build_dir && bw_composites(w, &kb))) {
 		bw_abort(w);
 		goto out;
 	}
@@ -543,5 +599,6 @@ out:
 		close(fd);
 	db_close(db);
 	free(tree_dir);
+	kbuild_map_release(&kb);
 	return ret;
 }

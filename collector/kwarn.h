@@ -39,6 +39,8 @@ struct ingest_opts {
 	const char *line_prefix; /* an ERE stripped from each line's front */
 	const char *source; /* the tree's directory, for clang's functions */
 	int find_root; /* find the tree root of absolute paths in the log */
+	const struct kbuild_map *kbuild; /* the build directory's objects,
+					    or NULL */
 };
 
 /* The source files of a tree, read once per run of their warnings. */

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "classify.h"
 #include "db.h"
+#include "kbuild.h"
 #include "arch.h"
 #include "kwarn.h"
 #include "query.h"
@@ -658,6 +659,24 @@ static int store_objects(struct run *r, struct build_writer *w)
 }
 
 /*
+ * The composite object each part of this build is linked into, from the
+ * build directory's .mod files; a build that wrote none leaves them
+ * unset, and an unreadable build directory (reported) does not fail the
+ * point.
+ */
+static int store_composites(struct run *r, struct build_writer *w)
+{
+	struct kbuild_map kb;
+	int ret;
+
+	if (kbuild_map_load(&kb, r->build_dir))
+		return 0;
+	ret = bw_composites(w, &kb);
+	kbuild_map_release(&kb);
+	return ret;
+}
+
+/*
  * Give every fall-through warning of point K that has no verdict yet one,
  * from the source as the work tree holds it at this point.
  */
@@ -867,7 +886,7 @@ int build_point(struct run *r, size_t k)
 	}
 	if (bw_begin(&w, r->db, p->commit_id, &bi))
 		goto out;
-	if (store_objects(r, w))
+	if (store_objects(r, w) || store_composites(r, w))
 		goto out_abort;
 	for (size_t i = 0; booted && i < boot.nr_warnings; i++)
 		bw_diag(w, -2, &boot.warnings[i]);

@@ -1170,7 +1170,7 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
 		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
 		    " s.in_change, cl.verdict, cl.fix, cl.reason, d.werror,"
-		    " d.inline_chain"
+		    " d.inline_chain, o.composite"
 		    /* the page first: the subqueries above run for it only */
 		    " FROM (SELECT s.identity_id AS iid FROM states s"
 		    "  JOIN identities i ON i.id = s.identity_id"
@@ -1220,6 +1220,8 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 		json_object_set_new(w, "source", json_col_str(st, 10));
 		json_object_set_new(w, "inline_chain", json_col_str(st, 23));
 		json_object_set_new(w, "object", json_col_str(st, 12));
+		/* the module the object is linked into (--build-dir) */
+		json_object_set_new(w, "composite", json_col_str(st, 24));
 		json_object_set_new(w, "seen", json_col_int(st, 2));
 		json_object_set_new(w, "build", json_col_int(st, 15));
 		json_object_set_new(w, "in_change",

@@ -367,6 +367,37 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 	return ret;
 }
 
+int bw_composites(struct build_writer *w, const struct kbuild_map *m)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (w->failed)
+		return -1;
+	if (sqlite3_prepare_v2(w->db,
+			       "UPDATE objects SET composite = ?3"
+			       " WHERE build_id = ?1 AND path = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	for (size_t i = 0; i < m->nr_composites; i++) {
+		db_bind_int(st, 1, w->build_id, 0);
+		db_bind_text_static(st, 2, m->composites[i].key);
+		db_bind_text_static(st, 3, m->composites[i].value);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(st);
+	}
+	ret = 0;
+out:
+	if (ret) {
+		error("cannot store composite objects: %s",
+		      sqlite3_errmsg(w->db));
+		w->failed = 1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* The object a diagnostic came from when the caller does not know it. */
 static long long object_of(struct build_writer *w, const struct diag *d)
 {

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "kbuild.h"
 #include "parse.h"
 
 struct tree_info {
@@ -111,6 +112,14 @@ long long bw_build_id(const struct build_writer *w);
  */
 int bw_object(long long *out, struct build_writer *w, const char *path,
 	      const char *state);
+
+/*
+ * Record for each object of this build that M links into a composite
+ * object (a part of a module) that composite.  Objects M names that the
+ * build does not hold are skipped.  Errors are reported once and make
+ * bw_finish() fail.
+ */
+int bw_composites(struct build_writer *w, const struct kbuild_map *m);
 
 /*
  * Add diagnostic D printed while compiling OBJECT_ID (-1: from D->object,

@@ -1,0 +1,807 @@
+cmd_/tmp/kwarn-kbuild-case/renamed.mod.o := gcc -Wp,-MMD,/tmp/kwarn-kbuild-case/.renamed.mod.o.d -nostdinc -I/root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include -I./arch/x86/include/generated -I/root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include -I./include -I/root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi -I./arch/x86/include/generated/uapi -I/root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi -I./include/generated/uapi -include /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler-version.h -include /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kconfig.h -include /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler_types.h -D__KERNEL__ -fmacro-prefix-map=/root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/= -Wall -Wundef -Werror=strict-prototypes -Wno-trigraphs -fno-strict-aliasing -fno-common -fshort-wchar -fno-PIE -Werror=implicit-function-declaration -Werror=implicit-int -Werror=return-type -Wno-format-security -std=gnu11 -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx -fcf-protection=none -m64 -falign-jumps=1 -falign-loops=1 -mno-80387 -mno-fp-ret-in-387 -mpreferred-stack-boundary=3 -mskip-rax-setup -mtune=generic -mno-red-zone -mcmodel=kernel -Wno-sign-compare -fno-asynchronous-unwind-tables -fno-delete-null-pointer-checks -Wno-frame-address -Wno-format-truncation -Wno-format-overflow -Wno-address-of-packed-member -Os -fno-allow-store-data-races -Wframe-larger-than=1024 -fno-stack-protector -Wno-main -Wno-unused-but-set-variable -Wno-unused-const-variable -Wno-dangling-pointer -fomit-frame-pointer -ftrivial-auto-var-init=zero -fno-stack-clash-protection -Wvla -Wno-pointer-sign -Wcast-function-type -Wno-stringop-truncation -Wno-stringop-overflow -Wno-restrict -Wno-maybe-uninitialized -Wno-array-bounds -Wno-alloc-size-larger-than -Wimplicit-fallthrough=5 -fno-strict-overflow -fno-stack-check -fconserve-stack -Werror=date-time -Werror=incompatible-pointer-types -Werror=designated-init -fno-builtin-wcslen -Wno-packed-not-aligned -DMODULE -DKBUILD_BASENAME='"renamed.mod"' -DKBUILD_MODNAME='"renamed"' -D__KBUILD_MODNAME=kmod_renamed -c -o /tmp/kwarn-kbuild-case/renamed.mod.o /tmp/kwarn-kbuild-case/renamed.mod.c
+
+source_/tmp/kwarn-kbuild-case/renamed.mod.o := /tmp/kwarn-kbuild-case/renamed.mod.c
+
+deps_/tmp/kwarn-kbuild-case/renamed.mod.o := \
+    $(wildcard include/config/RETPOLINE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler-version.h \
+    $(wildcard include/config/CC_VERSION_TEXT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kconfig.h \
+    $(wildcard include/config/CPU_BIG_ENDIAN) \
+    $(wildcard include/config/BOOGER) \
+    $(wildcard include/config/FOO) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler_types.h \
+    $(wildcard include/config/DEBUG_INFO_BTF) \
+    $(wildcard include/config/PAHOLE_HAS_BTF_TAG) \
+    $(wildcard include/config/HAVE_ARCH_COMPILER_H) \
+    $(wildcard include/config/CC_HAS_ASM_INLINE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler_attributes.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler-gcc.h \
+    $(wildcard include/config/GCC_ASM_GOTO_OUTPUT_WORKAROUND) \
+    $(wildcard include/config/ARCH_USE_BUILTIN_BSWAP) \
+    $(wildcard include/config/SHADOW_CALL_STACK) \
+    $(wildcard include/config/KCOV) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/module.h \
+    $(wildcard include/config/MODULES) \
+    $(wildcard include/config/SYSFS) \
+    $(wildcard include/config/MODULES_TREE_LOOKUP) \
+    $(wildcard include/config/LIVEPATCH) \
+    $(wildcard include/config/STACKTRACE_BUILD_ID) \
+    $(wildcard include/config/ARCH_USES_CFI_TRAPS) \
+    $(wildcard include/config/MODULE_SIG) \
+    $(wildcard include/config/ARCH_WANTS_MODULES_DATA_IN_VMALLOC) \
+    $(wildcard include/config/GENERIC_BUG) \
+    $(wildcard include/config/KALLSYMS) \
+    $(wildcard include/config/SMP) \
+    $(wildcard include/config/TRACEPOINTS) \
+    $(wildcard include/config/TREE_SRCU) \
+    $(wildcard include/config/BPF_EVENTS) \
+    $(wildcard include/config/JUMP_LABEL) \
+    $(wildcard include/config/TRACING) \
+    $(wildcard include/config/EVENT_TRACING) \
+    $(wildcard include/config/FTRACE_MCOUNT_RECORD) \
+    $(wildcard include/config/KPROBES) \
+    $(wildcard include/config/HAVE_STATIC_CALL_INLINE) \
+    $(wildcard include/config/KUNIT) \
+    $(wildcard include/config/PRINTK_INDEX) \
+    $(wildcard include/config/MODULE_UNLOAD) \
+    $(wildcard include/config/MITIGATION_ITS) \
+    $(wildcard include/config/CONSTRUCTORS) \
+    $(wildcard include/config/FUNCTION_ERROR_INJECTION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/list.h \
+    $(wildcard include/config/DEBUG_LIST) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/container_of.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/build_bug.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler.h \
+    $(wildcard include/config/TRACE_BRANCH_PROFILING) \
+    $(wildcard include/config/PROFILE_ALL_BRANCHES) \
+    $(wildcard include/config/OBJTOOL) \
+    $(wildcard include/config/64BIT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/compiler_types.h \
+  arch/x86/include/generated/asm/rwonce.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/rwonce.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kasan-checks.h \
+    $(wildcard include/config/KASAN_GENERIC) \
+    $(wildcard include/config/KASAN_SW_TAGS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/types.h \
+    $(wildcard include/config/HAVE_UID16) \
+    $(wildcard include/config/UID16) \
+    $(wildcard include/config/ARCH_DMA_ADDR_T_64BIT) \
+    $(wildcard include/config/PHYS_ADDR_T_64BIT) \
+    $(wildcard include/config/ARCH_32BIT_USTAT_F_TINODE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/types.h \
+  arch/x86/include/generated/uapi/asm/types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/int-ll64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/int-ll64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/bitsperlong.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitsperlong.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/bitsperlong.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/posix_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/stddef.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/stddef.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/posix_types.h \
+    $(wildcard include/config/X86_32) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/posix_types_64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/posix_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kcsan-checks.h \
+    $(wildcard include/config/KCSAN) \
+    $(wildcard include/config/KCSAN_WEAK_MEMORY) \
+    $(wildcard include/config/KCSAN_IGNORE_ATOMICS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/err.h \
+  arch/x86/include/generated/uapi/asm/errno.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/errno.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/errno-base.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/poison.h \
+    $(wildcard include/config/ILLEGAL_POINTER_VALUE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/const.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/const.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/const.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/barrier.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/alternative.h \
+    $(wildcard include/config/RETHUNK) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/stringify.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/asm.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/extable_fixup_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/bug.h \
+    $(wildcard include/config/DEBUG_BUGVERBOSE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/instrumentation.h \
+    $(wildcard include/config/NOINSTR_VALIDATION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/objtool.h \
+    $(wildcard include/config/FRAME_POINTER) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bug.h \
+    $(wildcard include/config/BUG) \
+    $(wildcard include/config/GENERIC_BUG_RELATIVE_POINTERS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/once_lite.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/panic.h \
+    $(wildcard include/config/PANIC_TIMEOUT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/printk.h \
+    $(wildcard include/config/MESSAGE_LOGLEVEL_DEFAULT) \
+    $(wildcard include/config/CONSOLE_LOGLEVEL_DEFAULT) \
+    $(wildcard include/config/CONSOLE_LOGLEVEL_QUIET) \
+    $(wildcard include/config/EARLY_PRINTK) \
+    $(wildcard include/config/PRINTK) \
+    $(wildcard include/config/DYNAMIC_DEBUG) \
+    $(wildcard include/config/DYNAMIC_DEBUG_CORE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/stdarg.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/init.h \
+    $(wildcard include/config/HAVE_ARCH_PREL32_RELOCATIONS) \
+    $(wildcard include/config/STRICT_KERNEL_RWX) \
+    $(wildcard include/config/STRICT_MODULE_RWX) \
+    $(wildcard include/config/LTO_CLANG) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kern_levels.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/linkage.h \
+    $(wildcard include/config/ARCH_USE_SYM_ANNOTATIONS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/export.h \
+    $(wildcard include/config/MODVERSIONS) \
+    $(wildcard include/config/TRIM_UNUSED_KSYMS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/linkage.h \
+    $(wildcard include/config/X86_64) \
+    $(wildcard include/config/X86_ALIGNMENT_16) \
+    $(wildcard include/config/SLS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/ibt.h \
+    $(wildcard include/config/X86_KERNEL_IBT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/ratelimit_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/bits.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/bits.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/param.h \
+  arch/x86/include/generated/uapi/asm/param.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/param.h \
+    $(wildcard include/config/HZ) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/param.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/spinlock_types_raw.h \
+    $(wildcard include/config/DEBUG_SPINLOCK) \
+    $(wildcard include/config/DEBUG_LOCK_ALLOC) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/spinlock_types_up.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/lockdep_types.h \
+    $(wildcard include/config/PROVE_RAW_LOCK_NESTING) \
+    $(wildcard include/config/LOCKDEP) \
+    $(wildcard include/config/LOCK_STAT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/nops.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/barrier.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/stat.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/stat.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/stat.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/time.h \
+    $(wildcard include/config/POSIX_TIMERS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/cache.h \
+    $(wildcard include/config/ARCH_HAS_CACHE_LINE_SIZE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/kernel.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/sysinfo.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/cache.h \
+    $(wildcard include/config/X86_L1_CACHE_SHIFT) \
+    $(wildcard include/config/X86_INTERNODE_CACHE_SHIFT) \
+    $(wildcard include/config/X86_VSMP) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/math64.h \
+    $(wildcard include/config/ARCH_SUPPORTS_INT128) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/math.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/div64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/div64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/math64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/time64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/time64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/time.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/time_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/time32.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/timex.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/timex.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/timex.h \
+    $(wildcard include/config/X86_TSC) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/processor.h \
+    $(wildcard include/config/X86_VMX_FEATURE_NAMES) \
+    $(wildcard include/config/X86_IOPL_IOPERM) \
+    $(wildcard include/config/STACKPROTECTOR) \
+    $(wildcard include/config/VM86) \
+    $(wildcard include/config/PARAVIRT_XXL) \
+    $(wildcard include/config/X86_DEBUGCTLMSR) \
+    $(wildcard include/config/CPU_SUP_AMD) \
+    $(wildcard include/config/XEN) \
+    $(wildcard include/config/X86_SGX) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/processor-flags.h \
+    $(wildcard include/config/PAGE_TABLE_ISOLATION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/processor-flags.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/mem_encrypt.h \
+    $(wildcard include/config/ARCH_HAS_MEM_ENCRYPT) \
+    $(wildcard include/config/AMD_MEM_ENCRYPT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/mem_encrypt.h \
+    $(wildcard include/config/X86_MEM_ENCRYPT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/cc_platform.h \
+    $(wildcard include/config/ARCH_HAS_CC_PLATFORM) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/math_emu.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/ptrace.h \
+    $(wildcard include/config/PARAVIRT) \
+    $(wildcard include/config/IA32_EMULATION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/segment.h \
+    $(wildcard include/config/XEN_PV) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/page_types.h \
+    $(wildcard include/config/PHYSICAL_START) \
+    $(wildcard include/config/PHYSICAL_ALIGN) \
+    $(wildcard include/config/DYNAMIC_PHYSICAL_MASK) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/page_64_types.h \
+    $(wildcard include/config/KASAN) \
+    $(wildcard include/config/DYNAMIC_MEMORY_LAYOUT) \
+    $(wildcard include/config/X86_5LEVEL) \
+    $(wildcard include/config/RANDOMIZE_BASE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/kaslr.h \
+    $(wildcard include/config/RANDOMIZE_MEMORY) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/ptrace.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/ptrace-abi.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/proto.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/ldt.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/sigcontext.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/current.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/percpu.h \
+    $(wildcard include/config/X86_64_SMP) \
+    $(wildcard include/config/X86_CMPXCHG64) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kernel.h \
+    $(wildcard include/config/PREEMPT_VOLUNTARY_BUILD) \
+    $(wildcard include/config/PREEMPT_DYNAMIC) \
+    $(wildcard include/config/HAVE_PREEMPT_DYNAMIC_CALL) \
+    $(wildcard include/config/HAVE_PREEMPT_DYNAMIC_KEY) \
+    $(wildcard include/config/PREEMPT_) \
+    $(wildcard include/config/DEBUG_ATOMIC_SLEEP) \
+    $(wildcard include/config/MMU) \
+    $(wildcard include/config/PROVE_LOCKING) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/align.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/array_size.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/limits.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/limits.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/limits.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/bitops.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/typecheck.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/generic-non-atomic.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/bitops.h \
+    $(wildcard include/config/X86_CMOV) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/rmwcc.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/sched.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/arch_hweight.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/cpufeatures.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/required-features.h \
+    $(wildcard include/config/X86_MINIMUM_CPU_FAMILY) \
+    $(wildcard include/config/MATH_EMULATION) \
+    $(wildcard include/config/X86_PAE) \
+    $(wildcard include/config/X86_P6_NOP) \
+    $(wildcard include/config/MATOM) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/disabled-features.h \
+    $(wildcard include/config/X86_UMIP) \
+    $(wildcard include/config/X86_INTEL_MEMORY_PROTECTION_KEYS) \
+    $(wildcard include/config/CPU_UNRET_ENTRY) \
+    $(wildcard include/config/INTEL_IOMMU_SVM) \
+    $(wildcard include/config/INTEL_TDX_GUEST) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/const_hweight.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/instrumented-atomic.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/instrumented.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kmsan-checks.h \
+    $(wildcard include/config/KMSAN) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/instrumented-non-atomic.h \
+    $(wildcard include/config/KCSAN_ASSUME_PLAIN_WRITES_ATOMIC) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/instrumented-lock.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/le.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/byteorder.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/byteorder/little_endian.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/byteorder/little_endian.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/swab.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/swab.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/swab.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/byteorder/generic.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/bitops/ext2-atomic-setbit.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kstrtox.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/log2.h \
+    $(wildcard include/config/ARCH_HAS_ILOG2_U32) \
+    $(wildcard include/config/ARCH_HAS_ILOG2_U64) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/minmax.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/static_call_types.h \
+    $(wildcard include/config/HAVE_STATIC_CALL) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/instruction_pointer.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/percpu.h \
+    $(wildcard include/config/DEBUG_PREEMPT) \
+    $(wildcard include/config/HAVE_SETUP_PER_CPU_AREA) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/threads.h \
+    $(wildcard include/config/NR_CPUS) \
+    $(wildcard include/config/BASE_SMALL) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/percpu-defs.h \
+    $(wildcard include/config/DEBUG_FORCE_WEAK_PER_CPU) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/page.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/page_64.h \
+    $(wildcard include/config/DEBUG_VIRTUAL) \
+    $(wildcard include/config/FLATMEM) \
+    $(wildcard include/config/X86_VSYSCALL_EMULATION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/range.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/memory_model.h \
+    $(wildcard include/config/SPARSEMEM_VMEMMAP) \
+    $(wildcard include/config/SPARSEMEM) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/pfn.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/getorder.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/pgtable_types.h \
+    $(wildcard include/config/MEM_SOFT_DIRTY) \
+    $(wildcard include/config/HAVE_ARCH_USERFAULTFD_WP) \
+    $(wildcard include/config/PGTABLE_LEVELS) \
+    $(wildcard include/config/PROC_FS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/pgtable_64_types.h \
+    $(wildcard include/config/DEBUG_KMAP_LOCAL_FORCE_MAP) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/sparsemem.h \
+    $(wildcard include/config/NUMA_KEEP_MEMINFO) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/msr.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/msr-index.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/cpumask.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/cpumask.h \
+    $(wildcard include/config/FORCE_NR_CPUS) \
+    $(wildcard include/config/HOTPLUG_CPU) \
+    $(wildcard include/config/DEBUG_PER_CPU_MAPS) \
+    $(wildcard include/config/CPUMASK_OFFSTACK) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/bitmap.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/find.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/string.h \
+    $(wildcard include/config/BINARY_PRINTF) \
+    $(wildcard include/config/FORTIFY_SOURCE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/errno.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/errno.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/overflow.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/string.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/string.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/string_64.h \
+    $(wildcard include/config/ARCH_HAS_UACCESS_FLUSHCACHE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/jump_label.h \
+    $(wildcard include/config/HAVE_ARCH_JUMP_LABEL_RELATIVE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/atomic.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/atomic.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/cmpxchg.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/cmpxchg_64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/atomic64_64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/atomic/atomic-arch-fallback.h \
+    $(wildcard include/config/GENERIC_ATOMIC64) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/atomic/atomic-long.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/atomic/atomic-instrumented.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/bug.h \
+    $(wildcard include/config/BUG_ON_DATA_CORRUPTION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/gfp_types.h \
+    $(wildcard include/config/KASAN_HW_TAGS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/numa.h \
+    $(wildcard include/config/NODES_SHIFT) \
+    $(wildcard include/config/NUMA) \
+    $(wildcard include/config/HAVE_ARCH_NODE_DEV_GROUP) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/msr.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/ioctl.h \
+  arch/x86/include/generated/uapi/asm/ioctl.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/ioctl.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/ioctl.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/shared/msr.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/tracepoint-defs.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/static_key.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/desc_defs.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/special_insns.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/irqflags.h \
+    $(wildcard include/config/TRACE_IRQFLAGS) \
+    $(wildcard include/config/PREEMPT_RT) \
+    $(wildcard include/config/IRQSOFF_TRACER) \
+    $(wildcard include/config/PREEMPT_TRACER) \
+    $(wildcard include/config/DEBUG_IRQFLAGS) \
+    $(wildcard include/config/TRACE_IRQFLAGS_SUPPORT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/cleanup.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/irqflags.h \
+    $(wildcard include/config/DEBUG_ENTRY) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/nospec-branch.h \
+    $(wildcard include/config/CPU_SRSO) \
+    $(wildcard include/config/CPU_IBPB_ENTRY) \
+    $(wildcard include/config/BPF_JIT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/msr-index.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/unwind_hints.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/orc_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/fpu/types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/vmxfeatures.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/vdso/processor.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/personality.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/personality.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/tsc.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/cpufeature.h \
+    $(wildcard include/config/X86_FEATURE_NAMES) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/time32.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/time.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/uidgid.h \
+    $(wildcard include/config/MULTIUSER) \
+    $(wildcard include/config/USER_NS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/highuid.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/buildid.h \
+    $(wildcard include/config/CRASH_CORE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/mm_types.h \
+    $(wildcard include/config/HAVE_ALIGNED_STRUCT_PAGE) \
+    $(wildcard include/config/ARCH_WANT_HUGE_PMD_SHARE) \
+    $(wildcard include/config/MEMCG) \
+    $(wildcard include/config/USERFAULTFD) \
+    $(wildcard include/config/SWAP) \
+    $(wildcard include/config/HAVE_ARCH_COMPAT_MMAP_BASES) \
+    $(wildcard include/config/MEMBARRIER) \
+    $(wildcard include/config/FUTEX) \
+    $(wildcard include/config/AIO) \
+    $(wildcard include/config/MMU_NOTIFIER) \
+    $(wildcard include/config/TRANSPARENT_HUGEPAGE) \
+    $(wildcard include/config/NUMA_BALANCING) \
+    $(wildcard include/config/ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH) \
+    $(wildcard include/config/HUGETLB_PAGE) \
+    $(wildcard include/config/IOMMU_SVA) \
+    $(wildcard include/config/KSM) \
+    $(wildcard include/config/LRU_GEN) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/mm_types_task.h \
+    $(wildcard include/config/SPLIT_PTLOCK_CPUS) \
+    $(wildcard include/config/ARCH_ENABLE_SPLIT_PMD_PTLOCK) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/tlbbatch.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/auxvec.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/auxvec.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/auxvec.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kref.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/spinlock.h \
+    $(wildcard include/config/PREEMPTION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/preempt.h \
+    $(wildcard include/config/PREEMPT_COUNT) \
+    $(wildcard include/config/TRACE_PREEMPT_TOGGLE) \
+    $(wildcard include/config/PREEMPT_NOTIFIERS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/preempt.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/thread_info.h \
+    $(wildcard include/config/THREAD_INFO_IN_TASK) \
+    $(wildcard include/config/GENERIC_ENTRY) \
+    $(wildcard include/config/HAVE_ARCH_WITHIN_STACK_FRAMES) \
+    $(wildcard include/config/HARDENED_USERCOPY) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/restart_block.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/thread_info.h \
+    $(wildcard include/config/COMPAT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/bottom_half.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/lockdep.h \
+    $(wildcard include/config/DEBUG_LOCKING_API_SELFTESTS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/smp.h \
+    $(wildcard include/config/UP_LATE_INIT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/smp_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/llist.h \
+    $(wildcard include/config/ARCH_HAVE_NMI_SAFE_CMPXCHG) \
+  arch/x86/include/generated/asm/mmiowb.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/mmiowb.h \
+    $(wildcard include/config/MMIOWB) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/spinlock_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rwlock_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/spinlock_up.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rwlock.h \
+    $(wildcard include/config/PREEMPT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/spinlock_api_up.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/refcount.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rbtree.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rbtree_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rcupdate.h \
+    $(wildcard include/config/PREEMPT_RCU) \
+    $(wildcard include/config/TINY_RCU) \
+    $(wildcard include/config/RCU_STRICT_GRACE_PERIOD) \
+    $(wildcard include/config/TASKS_RCU_GENERIC) \
+    $(wildcard include/config/RCU_STALL_COMMON) \
+    $(wildcard include/config/NO_HZ_FULL) \
+    $(wildcard include/config/KVM_XFER_TO_GUEST_WORK) \
+    $(wildcard include/config/RCU_NOCB_CPU) \
+    $(wildcard include/config/TASKS_RCU) \
+    $(wildcard include/config/TASKS_TRACE_RCU) \
+    $(wildcard include/config/TASKS_RUDE_RCU) \
+    $(wildcard include/config/TREE_RCU) \
+    $(wildcard include/config/DEBUG_OBJECTS_RCU_HEAD) \
+    $(wildcard include/config/PROVE_RCU) \
+    $(wildcard include/config/ARCH_WEAK_RELEASE_ACQUIRE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/context_tracking_irq.h \
+    $(wildcard include/config/CONTEXT_TRACKING_IDLE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rcutiny.h \
+    $(wildcard include/config/SRCU) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/maple_tree.h \
+    $(wildcard include/config/MAPLE_RCU_DISABLED) \
+    $(wildcard include/config/DEBUG_MAPLE_TREE_VERBOSE) \
+    $(wildcard include/config/DEBUG_MAPLE_TREE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rwsem.h \
+    $(wildcard include/config/RWSEM_SPIN_ON_OWNER) \
+    $(wildcard include/config/DEBUG_RWSEMS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/completion.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/swait.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/wait.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/wait.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/uprobes.h \
+    $(wildcard include/config/UPROBES) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/page-flags-layout.h \
+  include/generated/bounds.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/workqueue.h \
+    $(wildcard include/config/DEBUG_OBJECTS_WORK) \
+    $(wildcard include/config/FREEZER) \
+    $(wildcard include/config/WQ_WATCHDOG) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/timer.h \
+    $(wildcard include/config/DEBUG_OBJECTS_TIMERS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/ktime.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/jiffies.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/jiffies.h \
+  include/generated/timeconst.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/vdso/ktime.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/timekeeping.h \
+    $(wildcard include/config/GENERIC_CMOS_UPDATE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/clocksource_ids.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/debugobjects.h \
+    $(wildcard include/config/DEBUG_OBJECTS) \
+    $(wildcard include/config/DEBUG_OBJECTS_FREE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/seqlock.h \
+    $(wildcard include/config/CC_IS_GCC) \
+    $(wildcard include/config/GCC_VERSION) \
+    $(wildcard include/config/UBSAN_ALIGNMENT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/mutex.h \
+    $(wildcard include/config/MUTEX_SPIN_ON_OWNER) \
+    $(wildcard include/config/DEBUG_MUTEXES) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/osq_lock.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/debug_locks.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/mmu.h \
+    $(wildcard include/config/MODIFY_LDT_SYSCALL) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kmod.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/umh.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/gfp.h \
+    $(wildcard include/config/HIGHMEM) \
+    $(wildcard include/config/ZONE_DMA) \
+    $(wildcard include/config/ZONE_DMA32) \
+    $(wildcard include/config/ZONE_DEVICE) \
+    $(wildcard include/config/COMPACTION) \
+    $(wildcard include/config/PM_SLEEP) \
+    $(wildcard include/config/CONTIG_ALLOC) \
+    $(wildcard include/config/CMA) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/mmzone.h \
+    $(wildcard include/config/ARCH_FORCE_MAX_ORDER) \
+    $(wildcard include/config/MEMORY_ISOLATION) \
+    $(wildcard include/config/ZSMALLOC) \
+    $(wildcard include/config/LRU_GEN_STATS) \
+    $(wildcard include/config/MEMORY_HOTPLUG) \
+    $(wildcard include/config/PAGE_EXTENSION) \
+    $(wildcard include/config/DEFERRED_STRUCT_PAGE_INIT) \
+    $(wildcard include/config/HAVE_MEMORYLESS_NODES) \
+    $(wildcard include/config/SPARSEMEM_EXTREME) \
+    $(wildcard include/config/HAVE_ARCH_PFN_VALID) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/nodemask.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/random.h \
+    $(wildcard include/config/VMGENID) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/once.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/random.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/irqnr.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/irqnr.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/prandom.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/percpu.h \
+    $(wildcard include/config/NEED_PER_CPU_EMBED_FIRST_CHUNK) \
+    $(wildcard include/config/NEED_PER_CPU_PAGE_FIRST_CHUNK) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/mmdebug.h \
+    $(wildcard include/config/DEBUG_VM) \
+    $(wildcard include/config/DEBUG_VM_IRQSOFF) \
+    $(wildcard include/config/DEBUG_VM_PGFLAGS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/archrandom.h \
+    $(wildcard include/config/UML) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/pageblock-flags.h \
+    $(wildcard include/config/HUGETLB_PAGE_SIZE_VARIABLE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/page-flags.h \
+    $(wildcard include/config/ARCH_USES_PG_UNCACHED) \
+    $(wildcard include/config/MEMORY_FAILURE) \
+    $(wildcard include/config/PAGE_IDLE_FLAG) \
+    $(wildcard include/config/HUGETLB_PAGE_OPTIMIZE_VMEMMAP) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/local_lock.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/local_lock_internal.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/memory_hotplug.h \
+    $(wildcard include/config/HAVE_ARCH_NODEDATA_EXTENSION) \
+    $(wildcard include/config/ARCH_HAS_ADD_PAGES) \
+    $(wildcard include/config/MEMORY_HOTREMOVE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/notifier.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/srcu.h \
+    $(wildcard include/config/TINY_SRCU) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rcu_segcblist.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/srcutiny.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/topology.h \
+    $(wildcard include/config/USE_PERCPU_NUMA_NODE_ID) \
+    $(wildcard include/config/SCHED_SMT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/arch_topology.h \
+    $(wildcard include/config/ACPI_CPPC_LIB) \
+    $(wildcard include/config/GENERIC_ARCH_TOPOLOGY) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/topology.h \
+    $(wildcard include/config/SCHED_MC_PRIO) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/topology.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sysctl.h \
+    $(wildcard include/config/SYSCTL) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/sysctl.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/elf.h \
+    $(wildcard include/config/ARCH_USE_GNU_PROPERTY) \
+    $(wildcard include/config/ARCH_HAVE_ELF_PROT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/elf.h \
+    $(wildcard include/config/X86_X32_ABI) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/user.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/user_64.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/fsgsbase.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/syscall.h \
+    $(wildcard include/config/X86_X32_DISABLED) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/audit.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/elf-em.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sched.h \
+    $(wildcard include/config/VIRT_CPU_ACCOUNTING_NATIVE) \
+    $(wildcard include/config/SCHED_INFO) \
+    $(wildcard include/config/SCHEDSTATS) \
+    $(wildcard include/config/SCHED_CORE) \
+    $(wildcard include/config/FAIR_GROUP_SCHED) \
+    $(wildcard include/config/RT_GROUP_SCHED) \
+    $(wildcard include/config/RT_MUTEXES) \
+    $(wildcard include/config/UCLAMP_TASK) \
+    $(wildcard include/config/UCLAMP_BUCKETS_COUNT) \
+    $(wildcard include/config/KMAP_LOCAL) \
+    $(wildcard include/config/CGROUP_SCHED) \
+    $(wildcard include/config/BLK_DEV_IO_TRACE) \
+    $(wildcard include/config/COMPAT_BRK) \
+    $(wildcard include/config/CGROUPS) \
+    $(wildcard include/config/BLK_CGROUP) \
+    $(wildcard include/config/PSI) \
+    $(wildcard include/config/PAGE_OWNER) \
+    $(wildcard include/config/EVENTFD) \
+    $(wildcard include/config/CPU_SUP_INTEL) \
+    $(wildcard include/config/TASK_DELAY_ACCT) \
+    $(wildcard include/config/ARCH_HAS_SCALED_CPUTIME) \
+    $(wildcard include/config/VIRT_CPU_ACCOUNTING_GEN) \
+    $(wildcard include/config/POSIX_CPUTIMERS) \
+    $(wildcard include/config/POSIX_CPU_TIMERS_TASK_WORK) \
+    $(wildcard include/config/KEYS) \
+    $(wildcard include/config/SYSVIPC) \
+    $(wildcard include/config/DETECT_HUNG_TASK) \
+    $(wildcard include/config/IO_URING) \
+    $(wildcard include/config/AUDIT) \
+    $(wildcard include/config/AUDITSYSCALL) \
+    $(wildcard include/config/UBSAN) \
+    $(wildcard include/config/UBSAN_TRAP) \
+    $(wildcard include/config/TASK_XACCT) \
+    $(wildcard include/config/CPUSETS) \
+    $(wildcard include/config/X86_CPU_RESCTRL) \
+    $(wildcard include/config/PERF_EVENTS) \
+    $(wildcard include/config/RSEQ) \
+    $(wildcard include/config/FAULT_INJECTION) \
+    $(wildcard include/config/LATENCYTOP) \
+    $(wildcard include/config/FUNCTION_GRAPH_TRACER) \
+    $(wildcard include/config/BCACHE) \
+    $(wildcard include/config/VMAP_STACK) \
+    $(wildcard include/config/SECURITY) \
+    $(wildcard include/config/BPF_SYSCALL) \
+    $(wildcard include/config/GCC_PLUGIN_STACKLEAK) \
+    $(wildcard include/config/RANDOMIZE_KSTACK_OFFSET) \
+    $(wildcard include/config/X86_MCE) \
+    $(wildcard include/config/KRETPROBES) \
+    $(wildcard include/config/RETHOOK) \
+    $(wildcard include/config/ARCH_HAS_PARANOID_L1D_FLUSH) \
+    $(wildcard include/config/RV) \
+    $(wildcard include/config/ARCH_TASK_STRUCT_ON_STACK) \
+    $(wildcard include/config/PREEMPT_NONE) \
+    $(wildcard include/config/PREEMPT_VOLUNTARY) \
+    $(wildcard include/config/DEBUG_RSEQ) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/sched.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/pid.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rculist.h \
+    $(wildcard include/config/PROVE_RCU_LIST) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sem.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/sem.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/ipc.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rhashtable-types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/ipc.h \
+  arch/x86/include/generated/uapi/asm/ipcbuf.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/ipcbuf.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/sembuf.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/shm.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/shm.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/hugetlb_encode.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/shmbuf.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/shmbuf.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/shmparam.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kmsan_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/plist.h \
+    $(wildcard include/config/DEBUG_PLIST) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/hrtimer.h \
+    $(wildcard include/config/HIGH_RES_TIMERS) \
+    $(wildcard include/config/TIME_LOW_RES) \
+    $(wildcard include/config/TIMERFD) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/hrtimer_defs.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/timerqueue.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/seccomp.h \
+    $(wildcard include/config/SECCOMP) \
+    $(wildcard include/config/HAVE_ARCH_SECCOMP_FILTER) \
+    $(wildcard include/config/SECCOMP_FILTER) \
+    $(wildcard include/config/CHECKPOINT_RESTORE) \
+    $(wildcard include/config/SECCOMP_CACHE_DEBUG) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/seccomp.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/resource.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/resource.h \
+  arch/x86/include/generated/uapi/asm/resource.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/resource.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/resource.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/latencytop.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sched/prio.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sched/types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/signal_types.h \
+    $(wildcard include/config/OLD_SIGACTION) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/signal.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/signal.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/signal.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/signal-defs.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/siginfo.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/asm-generic/siginfo.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/syscall_user_dispatch.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/task_io_accounting.h \
+    $(wildcard include/config/TASK_IO_ACCOUNTING) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/posix-timers.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/alarmtimer.h \
+    $(wildcard include/config/RTC_CLASS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/rseq.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kcsan.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rv.h \
+    $(wildcard include/config/RV_REACTORS) \
+  arch/x86/include/generated/asm/kmap_size.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/kmap_size.h \
+    $(wildcard include/config/DEBUG_KMAP_LOCAL) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/unistd.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/uapi/asm/unistd.h \
+  arch/x86/include/generated/uapi/asm/unistd_64.h \
+  arch/x86/include/generated/asm/unistd_64_x32.h \
+  arch/x86/include/generated/asm/unistd_32_ia32.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/vdso.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/uapi/linux/elf.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kobject.h \
+    $(wildcard include/config/UEVENT_HELPER) \
+    $(wildcard include/config/DEBUG_KOBJECT_RELEASE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sysfs.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kernfs.h \
+    $(wildcard include/config/KERNFS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/idr.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/radix-tree.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/xarray.h \
+    $(wildcard include/config/XARRAY_MULTI) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kconfig.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sched/mm.h \
+    $(wildcard include/config/ARCH_HAS_MEMBARRIER_CALLBACKS) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/sync_core.h \
+    $(wildcard include/config/ARCH_HAS_SYNC_CORE_BEFORE_USERMODE) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/sync_core.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/ioasid.h \
+    $(wildcard include/config/IOASID) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/kobject_ns.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/moduleparam.h \
+    $(wildcard include/config/ALPHA) \
+    $(wildcard include/config/IA64) \
+    $(wildcard include/config/PPC64) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/rbtree_latch.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/error-injection.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/error-injection.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/module.h \
+    $(wildcard include/config/UNWINDER_ORC) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/asm-generic/module.h \
+    $(wildcard include/config/HAVE_MOD_ARCH_SPECIFIC) \
+    $(wildcard include/config/MODULES_USE_ELF_REL) \
+    $(wildcard include/config/MODULES_USE_ELF_RELA) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/orc_types.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/build-salt.h \
+    $(wildcard include/config/BUILD_SALT) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/elfnote.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/elfnote-lto.h \
+    $(wildcard include/config/LTO) \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/export-internal.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/include/linux/vermagic.h \
+    $(wildcard include/config/PREEMPT_BUILD) \
+  include/generated/utsrelease.h \
+  /root/.cache/kwarn/trees/linux-source-6.1-cacdc3830989/src/arch/x86/include/asm/vermagic.h \
+    $(wildcard include/config/M486SX) \
+    $(wildcard include/config/M486) \
+    $(wildcard include/config/M586) \
+    $(wildcard include/config/M586TSC) \
+    $(wildcard include/config/M586MMX) \
+    $(wildcard include/config/MCORE2) \
+    $(wildcard include/config/M686) \
+    $(wildcard include/config/MPENTIUMII) \
+    $(wildcard include/config/MPENTIUMIII) \
+    $(wildcard include/config/MPENTIUMM) \
+    $(wildcard include/config/MPENTIUM4) \
+    $(wildcard include/config/MK6) \
+    $(wildcard include/config/MK7) \
+    $(wildcard include/config/MK8) \
+    $(wildcard include/config/MELAN) \
+    $(wildcard include/config/MCRUSOE) \
+    $(wildcard include/config/MEFFICEON) \
+    $(wildcard include/config/MWINCHIPC6) \
+    $(wildcard include/config/MWINCHIP3D) \
+    $(wildcard include/config/MCYRIXIII) \
+    $(wildcard include/config/MVIAC3_2) \
+    $(wildcard include/config/MVIAC7) \
+    $(wildcard include/config/MGEODEGX1) \
+    $(wildcard include/config/MGEODE_LX) \
+
+/tmp/kwarn-kbuild-case/renamed.mod.o: $(deps_/tmp/kwarn-kbuild-case/renamed.mod.o)
+
+$(deps_/tmp/kwarn-kbuild-case/renamed.mod.o):

@@ -1,0 +1,2 @@
+/tmp/kwarn-kbuild-case/part1.o
+/tmp/kwarn-kbuild-case/part2.o

@@ -1,0 +1,1 @@
+/tmp/kwarn-kbuild-case/single.o
