@@ -85,16 +85,19 @@ static char *line_label(const char *s)
 	return xstrndup(c, (size_t)(end - c));
 }
 
+/* gcc's "here" note of D, the label a fall-through reaches, or NULL. */
+static const struct diag_note *here_note(const struct diag *d)
+{
+	for (size_t i = 0; i < d->nr_notes; i++)
+		if (diag_is_here_note(&d->notes[i]))
+			return &d->notes[i];
+	return NULL;
+}
+
 char *ident_note_target(const struct diag *d)
 {
-	const struct diag_note *n = NULL;
+	const struct diag_note *n = here_note(d);
 
-	for (size_t i = 0; i < d->nr_notes; i++) {
-		if (diag_is_here_note(&d->notes[i])) {
-			n = &d->notes[i];
-			break;
-		}
-	}
 	if (!n || !n->source)
 		return NULL;
 	return line_label(n->source);
@@ -103,8 +106,19 @@ char *ident_note_target(const struct diag *d)
 char *ident_site_key(const struct diag *d)
 {
 	const char *opt = d->option ? d->option : "";
+	const char *file = d->file ? d->file : "";
 	size_t optlen = strcspn(opt, "=");
+	const struct diag_note *here = here_note(d);
 	char *anchor = ident_note_target(d), *site;
+
+	/*
+	 * The site is where the label is: gcc warns on the statement that
+	 * falls, which may be a macro's body in a header (6.1's dcn20_dccg.c
+	 * with reg_helper.h's REG_SET), and notes the label in the .c file,
+	 * where clang warns.
+	 */
+	if (anchor && here->file)
+		file = here->file;
 
 	/*
 	 * gcc warns on the statement that falls and notes the label it
@@ -117,9 +131,8 @@ char *ident_site_key(const struct diag *d)
 		anchor = trimmed(d->source);
 	if (!anchor)
 		anchor = ident_normalize_message(d->message ? d->message : "");
-	site = xstrfmt("%s|%s|%.*s|%s", d->file ? d->file : "",
-		       d->function ? d->function : "", (int)optlen, opt,
-		       anchor);
+	site = xstrfmt("%s|%s|%.*s|%s", file, d->function ? d->function : "",
+		       (int)optlen, opt, anchor);
 	free(anchor);
 	return site;
 }

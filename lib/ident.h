@@ -43,7 +43,9 @@ char *ident_note_target(const struct diag *d);
 /*
  * The site of D, the same whichever compiler warns there: "file|function|
  * option without =N|anchor", the anchor being the case label a
- * fall-through reaches (gcc's "here" note, clang's own line), else the
+ * fall-through reaches (gcc's "here" note, clang's own line; the file is
+ * then the label's, which for a falling macro from a header is the .c
+ * file gcc notes and clang warns in), else the
  * warning line's trimmed text, else the normalised message.  Not the
  * identity (gcc and clang word a warning differently): what links
  * identities across compilers.  Returns a new string.

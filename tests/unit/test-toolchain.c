@@ -152,5 +152,30 @@ int main(void)
 	   c ? c : "none");
 	free(g);
 	free(c);
+
+	/*
+	 * A falling macro from a header (tests/data/sites/generate: real
+	 * gcc 12 and clang 16 logs): gcc warns in reg.h and notes the label
+	 * in dccg.c, clang warns on that label; one site, in the .c file.
+	 */
+	g = c = NULL;
+	if (!util_read_file(&s, NULL, "tests/data/sites/macro-header.gcc.log",
+			    1 << 20)) {
+		g = site_of(s, NULL);
+		free(s);
+	}
+	if (!util_read_file(&s, NULL, "tests/data/sites/macro-header.clang.log",
+			    1 << 20)) {
+		c = site_of(s, "dccg_init");
+		free(s);
+	}
+	ok(g && !strcmp(g, "dccg.c|dccg_init|-Wimplicit-fallthrough|case 4:"),
+	   "gcc's site of a header macro's fall-through is the label's file"
+	   " (%s)",
+	   g ? g : "none");
+	ok(g && c && !strcmp(g, c), "clang's site is gcc's there too (%s)",
+	   c ? c : "none");
+	free(g);
+	free(c);
 	return tap_done();
 }

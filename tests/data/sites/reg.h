@@ -1,0 +1,1 @@
+#define REG_SET(r, v) do { (r) = (v); } while (0)
