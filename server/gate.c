@@ -14,6 +14,12 @@
  * check, http.c's completion callback suspends it (gate_completed()),
  * the gate peeks at the next head the same way, and resumes it, or
  * answers the JSON error itself and leaves MHD an end of file.
+ *
+ * A bad head pipelined behind good ones in the bytes the gate peeks at
+ * would reach MHD unchecked.  So the gate takes those bytes off the
+ * socket, gives MHD only the good heads, over a socket pair in place of
+ * the client's socket, and a thread of its own relays MHD's answers to
+ * the client, then the JSON error of the bad head, and closes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +51,10 @@
 #define GATE_MAX_HEADERS 100
 /* Seconds a kept-alive connection may wait for its next request. */
 #define GATE_IDLE 30
+/* Connections relayed at once; past that the bad head is answered alone. */
+#define GATE_RELAYS 16
+/* Seconds a relay waits for the client to take an answer. */
+#define GATE_SEND_TIMEOUT 30
 /* Watched connections are told apart from the slots by this bit. */
 #define ID_WATCH 0x40000000u
 
@@ -59,6 +69,17 @@ struct gate_slot {
 };
 
 /*
+ * A connection relayed: MHD answers the good heads on the other end of
+ * PEER, a thread copies its answers to CLIENT, and then REPLY if TAIL.
+ * The thread frees it once MHD has closed its end.
+ */
+struct gate_relay {
+	int client, peer;
+	int tail; /* set by gate_completed(): MHD answered every good head */
+	struct api_reply reply; /* the bad head's error */
+};
+
+/*
  * What the gate knows of a connection it handed to MHD, by its fd.  The
  * gate thread writes it before handing over and while MHD has it
  * suspended; MHD's thread for the connection in between.
@@ -68,6 +89,7 @@ struct gate_watch {
 	uint64_t checked; /* bytes of the request heads checked */
 	unsigned long heads, done; /* heads checked, requests answered */
 	int64_t deadline;
+	struct gate_relay *relay; /* non-NULL: relayed, the bad head after */
 };
 
 static struct {
@@ -78,6 +100,7 @@ static struct {
 	int listen_fd, epoll_fd, wake_fd;
 	pthread_t thread;
 	int running;
+	int nrelays; /* relay threads running */
 	struct gate_slot slot[GATE_SLOTS];
 	char buf[GATE_MAX_HEAD + 1];
 } g = { .listen_fd = -1, .epoll_fd = -1, .wake_fd = -1 };
@@ -226,42 +249,51 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
  * Check the complete heads at the start of BUF (LEN bytes): their bytes
  * and number go to *BYTES and *NHEADS, up to the first bad or incomplete
  * one.  Returns 0 if at least one is good, else gate_head_check()'s
- * answer for the first.
+ * answer for the first.  A bad head after good ones fills BAD (its json
+ * stays NULL if there is none).
  */
-static int heads_check(struct api_reply *reply, const char *buf, size_t len,
-		       size_t *bytes, unsigned long *nheads)
+static int heads_check(struct api_reply *reply, struct api_reply *bad,
+		       const char *buf, size_t len, size_t *bytes,
+		       unsigned long *nheads)
 {
-	struct api_reply later = { 0 };
 	size_t hlen;
 	int rc = head_check(reply, buf, len, &hlen);
 
 	*bytes = 0;
 	*nheads = 0;
+	bad->json = NULL;
 	if (rc)
 		return rc;
 	do {
 		*bytes += hlen;
 		++*nheads;
 	} while (*bytes < len &&
-		 !head_check(&later, buf + *bytes, len - *bytes, &hlen));
-	/* XXX a bad head pipelined after good ones reaches MHD unchecked */
-	json_decref(later.json);
+		 !head_check(bad, buf + *bytes, len - *bytes, &hlen));
 	return 0;
 }
 
-/*
- * Answer REPLY's JSON error on FD, UNREAD bytes of the request read first
- * (so that closing does not reset the connection), and end our side.
- */
-static void answer(int fd, struct api_reply *reply, size_t unread)
+/* Send all of BUF (LEN bytes) on FD: 0, or -1 if it cannot. */
+static int send_all(int fd, const char *buf, size_t len, int flags)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | flags);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Send REPLY's JSON error as an answer on FD (send() FLAGS) and free it. */
+static void reply_send(int fd, struct api_reply *reply, int flags)
 {
 	char *body = json_dumps(reply->json, JSON_COMPACT);
 	struct strbuf sb = STRBUF_INIT;
-	ssize_t r = 0;
 
-	if (unread)
-		r = recv(fd, g.buf, unread, MSG_DONTWAIT);
-	(void)r;
 	strbuf_addf(&sb,
 		    "HTTP/1.1 %d %s\r\nContent-Type: application/json;"
 		    " charset=utf-8\r\nCache-Control: no-store\r\n"
@@ -270,13 +302,26 @@ static void answer(int fd, struct api_reply *reply, size_t unread)
 		    reply->status,
 		    MHD_get_reason_phrase_for((unsigned)reply->status),
 		    body ? strlen(body) : 0, body ? body : "");
-	r = send(fd, sb.buf, sb.len, MSG_NOSIGNAL | MSG_DONTWAIT);
-	(void)r;
-	shutdown(fd, SHUT_WR);
+	(void)send_all(fd, sb.buf, sb.len, flags);
 	strbuf_release(&sb);
 	free(body);
 	json_decref(reply->json);
 	reply->json = NULL;
+}
+
+/*
+ * Answer REPLY's JSON error on FD, UNREAD bytes of the request read first
+ * (so that closing does not reset the connection), and end our side.
+ */
+static void answer(int fd, struct api_reply *reply, size_t unread)
+{
+	ssize_t r = 0;
+
+	if (unread)
+		r = recv(fd, g.buf, unread, MSG_DONTWAIT);
+	(void)r;
+	reply_send(fd, reply, MSG_DONTWAIT);
+	shutdown(fd, SHUT_WR);
 }
 
 /* Answer REPLY's JSON error on FD and close it. */
@@ -294,10 +339,12 @@ static void slot_close(struct gate_slot *s)
 
 /*
  * Hand FD's connection to libmicrohttpd, CHECKED bytes of it in NHEADS
- * request heads checked (0 and 0: none, it is never watched).
+ * request heads checked (0 and 0: none, it is never watched), relayed
+ * by RELAY if not NULL.
  */
 static void hand_over(int fd, const struct sockaddr_storage *addr,
-		      socklen_t alen, size_t checked, unsigned long nheads)
+		      socklen_t alen, size_t checked, unsigned long nheads,
+		      struct gate_relay *relay)
 {
 	if ((size_t)fd < g.nwatch) {
 		struct gate_watch *w = &g.watch[fd];
@@ -308,6 +355,7 @@ static void hand_over(int fd, const struct sockaddr_storage *addr,
 		w->checked = nheads ? checked : UINT64_MAX;
 		w->heads = nheads;
 		w->done = 0;
+		w->relay = relay;
 	}
 	/* on failure (its connection limit) MHD has closed FD itself */
 	(void)MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
@@ -346,6 +394,98 @@ static void watch_end(int fd, struct api_reply *reply, size_t unread)
 	watch_release(fd);
 }
 
+/*
+ * The relay thread: MHD's answers to the client until MHD closes its end,
+ * then the bad head's error if MHD answered every good head.
+ */
+static void *relay_main(void *arg)
+{
+	struct gate_relay *r = arg;
+	struct timeval tv = { .tv_sec = 1 };
+	char buf[16384];
+	size_t drained = 0;
+	ssize_t n;
+	int failed = 0;
+
+	while ((n = recv(r->peer, buf, sizeof(buf), 0)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		/* the client is gone or stuck: MHD sees an end of file */
+		if (!failed && send_all(r->client, buf, (size_t)n, 0)) {
+			failed = 1;
+			shutdown(r->peer, SHUT_WR);
+		}
+	}
+	if (!failed && __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE))
+		reply_send(r->client, &r->reply, 0);
+	shutdown(r->client, SHUT_WR);
+	/* what the client sent after, read so that closing does not reset */
+	setsockopt(r->client, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (drained < (1 << 20) &&
+	       (n = recv(r->client, buf, sizeof(buf), 0)) > 0)
+		drained += (size_t)n;
+	close(r->client);
+	close(r->peer);
+	json_decref(r->reply.json);
+	free(r);
+	__atomic_sub_fetch(&g.nrelays, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Relay the connection on CLIENT, whose N bytes peeked at hold BYTES of
+ * good heads and then the bad head of BAD (taken): those N bytes are
+ * read off, and the good heads wait on *MHD_OUT, a socket for MHD; the
+ * relay goes to *OUT.  Returns 0, or -1 with nothing changed.
+ */
+static int relay_start(struct gate_relay **out, int *mhd_out, int client,
+		       struct api_reply *bad, size_t n, size_t bytes)
+{
+	struct timeval tv = { .tv_sec = GATE_SEND_TIMEOUT };
+	struct gate_relay *r = NULL;
+	pthread_attr_t attr;
+	int sp[2] = { -1, -1 }, started = 0;
+	ssize_t got;
+
+	if (__atomic_add_fetch(&g.nrelays, 1, __ATOMIC_ACQ_REL) > GATE_RELAYS)
+		goto fail;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) ||
+	    (size_t)sp[0] >= g.nwatch ||
+	    fcntl(sp[0], F_SETFL, fcntl(sp[0], F_GETFL) | O_NONBLOCK) ||
+	    send_all(sp[1], g.buf, bytes, MSG_DONTWAIT))
+		goto fail;
+	r = xcalloc(1, sizeof(*r));
+	r->client = client;
+	r->peer = sp[1];
+	r->reply = *bad;
+	if (pthread_attr_init(&attr))
+		goto fail;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	started = !pthread_create(&(pthread_t){ 0 }, &attr, relay_main, r);
+	pthread_attr_destroy(&attr);
+	if (!started)
+		goto fail;
+	/* the thread touches CLIENT once MHD, not started on it, closes */
+	bad->json = NULL;
+	got = recv(client, g.buf, n, MSG_DONTWAIT);
+	(void)got;
+	(void)fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK);
+	(void)setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	*mhd_out = sp[0];
+	*out = r;
+	return 0;
+fail:
+	free(r);
+	if (sp[0] >= 0) {
+		close(sp[0]);
+		close(sp[1]);
+	}
+	__atomic_sub_fetch(&g.nrelays, 1, __ATOMIC_RELEASE);
+	return -1;
+}
+
 /* The next request head of a kept-alive connection, or part of it. */
 static void on_watch(int fd, uint32_t events)
 {
@@ -354,9 +494,11 @@ static void on_watch(int fd, uint32_t events)
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
 				  .data.u32 = ID_WATCH | (uint32_t)fd };
 	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
+	struct api_reply bad;
+	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int rc;
+	int rc, client, mhd;
 
 	if (!w->conn)
 		return;
@@ -369,13 +511,31 @@ static void on_watch(int fd, uint32_t events)
 		watch_release(fd);
 		return;
 	}
-	rc = heads_check(&reply, g.buf, (size_t)n, &bytes, &nheads);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	if (rc > 0 && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
 		epoll_ctl(g.epoll_fd, EPOLL_CTL_MOD, fd, &ev);
 		return;
 	}
 	if (rc < 0) {
 		watch_end(fd, &reply, (size_t)n);
+		return;
+	}
+	if (bad.json) {
+		/* MHD keeps FD, which becomes its end of the relay */
+		client = dup(fd);
+		if (client < 0 ||
+		    relay_start(&r, &mhd, client, &bad, (size_t)n, bytes)) {
+			if (client >= 0)
+				close(client);
+			watch_end(fd, &bad, (size_t)n);
+			return;
+		}
+		epoll_ctl(g.epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+		dup2(mhd, fd);
+		close(mhd);
+		w->heads += nheads;
+		w->relay = r;
+		watch_release(fd);
 		return;
 	}
 	w->checked += bytes;
@@ -401,6 +561,21 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 		return;
 	w = &g.watch[fd];
 	w->done++;
+	if (w->relay) {
+		/*
+		 * Every good head answered: the relay adds the bad head's
+		 * error.  Not kept (MHD closes, the relay may be gone): no
+		 * error after a last answer.
+		 */
+		if (w->done == w->heads) {
+			if (reuse)
+				__atomic_store_n(&w->relay->tail, 1,
+						 __ATOMIC_RELEASE);
+			w->relay = NULL;
+			shutdown(fd, SHUT_WR);
+		}
+		return;
+	}
 	if (!reuse || !__atomic_load_n(&g.running, __ATOMIC_ACQUIRE) ||
 	    w->done != w->heads)
 		return;
@@ -408,7 +583,8 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	 * What MHD took from the socket (received less still queued) must
 	 * be exactly the heads checked and answered: else it holds bytes
 	 * the gate has not seen, and checking what comes next is too late.
-	 * XXX those bytes (a head pipelined behind an incomplete one) get
+	 * XXX those bytes (a head pipelined behind an incomplete one, or a
+	 * bad head in a later packet than the good ones before it) get
 	 * libmicrohttpd's own answer.
 	 */
 	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tlen) ||
@@ -431,9 +607,11 @@ static void on_data(struct gate_slot *s)
 {
 	struct api_reply reply = { .status = 200 };
 	ssize_t n = recv(s->fd, g.buf, GATE_MAX_HEAD, MSG_PEEK);
+	struct api_reply bad;
+	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int fd = s->fd, rc;
+	int fd = s->fd, rc, mhd;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -442,14 +620,19 @@ static void on_data(struct gate_slot *s)
 		close(fd);
 		return;
 	}
-	rc = heads_check(&reply, g.buf, (size_t)n, &bytes, &nheads);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	if (rc > 0)
 		return;
 	slot_close(s);
-	if (rc < 0)
+	if (rc < 0) {
 		refuse(fd, &reply, (size_t)n);
-	else
-		hand_over(fd, &s->addr, s->alen, bytes, nheads);
+	} else if (!bad.json) {
+		hand_over(fd, &s->addr, s->alen, bytes, nheads, NULL);
+	} else if (relay_start(&r, &mhd, fd, &bad, (size_t)n, bytes)) {
+		refuse(fd, &bad, (size_t)n);
+	} else {
+		hand_over(mhd, &s->addr, s->alen, bytes, nheads, r);
+	}
 }
 
 static void on_accept(void)
@@ -469,7 +652,7 @@ static void on_accept(void)
 			;
 		if (i == GATE_SLOTS) {
 			/* XXX past GATE_SLOTS heads pending, MHD checks alone */
-			hand_over(fd, &addr, alen, 0, 0);
+			hand_over(fd, &addr, alen, 0, 0, NULL);
 			continue;
 		}
 		g.slot[i].fd = fd;

@@ -453,6 +453,47 @@ raw2 "$first" "GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs 
 [ "$(grep -ao 'HTTP/1.1 200 OK' "$tmp/raw" | wc -l)" = 2 ]
 ok $? "kept alive: a good second and third request are answered (1 + 2)"
 
+# the same bad heads pipelined behind two good ones, in one write: two
+# answers 200, then one JSON error, and never libmicrohttpd's HTML
+pipe_is() { # STATUS: 200, 200, then STATUS in JSON, all in $tmp/raw
+	grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
+	sed -n '/HTTP\/1\.1 '"$1"' /,$p' "$tmp/raw" >"$tmp/last"
+	[ "$(xargs <"$tmp/lines")" = "HTTP/1.1 200 HTTP/1.1 200 HTTP/1.1 $1" ] &&
+		! grep -qai '<html' "$tmp/raw" &&
+		grep -qai '^content-type: application/json' "$tmp/last" &&
+		tail -n 1 "$tmp/last" | jq -e --argjson s "$1" \
+			'.status == $s and (.error | length > 0)' >/dev/null
+}
+raw1() { # REQUEST (printf format) in one write(), as raw
+	printf "$1" >"$tmp/req"
+	(
+		trap '' PIPE
+		exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
+		cat "$tmp/req" >&3 2>/dev/null
+		timeout 15 cat <&3 >"$tmp/raw"
+	)
+}
+two="GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: localhost\r\n\r\n"
+for r in "400 GET /api/health\r\n\r\n" "400 GET  HTTP/1.1\r\nHost: localhost\r\n\r\n" \
+	"505 GET /x HTTP/2.0\r\nHost: localhost\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nNoColon\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n" \
+	"400 GET /api/health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"; do
+	raw1 "$two${r#* }"
+	t "pipelined after two good, $(printf '%s' "${r#* }" | head -c 50 | tr '\r\n' '  '): 200 200 ${r%% *} in JSON" \
+		pipe_is "${r%% *}"
+	# and after a first request answered on a kept-alive connection
+	raw2 "$first" "$two${r#* }"
+	grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
+	t "kept alive, then two good and $(printf '%s' "${r#* }" | head -c 30 | tr '\r\n' '  '): 200 200 ${r%% *}" \
+		jqe -Rn --arg s "${r%% *}" \
+		'[inputs] == ["HTTP/1.1 200 ", "HTTP/1.1 200 ", "HTTP/1.1 \($s) "]' "$tmp/lines"
+done
+raw1 "GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\nGET /x HTTP/2.0\r\nHost: localhost\r\n\r\n"
+grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
+t "Connection: close, then a bad head pipelined: the one answer, no error" \
+	jqe -Rn '[inputs] == ["HTTP/1.1 200 "]' "$tmp/lines"
+
 # DNS rebinding: on loopback only local names are served
 t "Host: evil.example: 421 JSON" err_is 421 /api/health "evil.example" \
 	-H "Host: evil.example"
