@@ -37,6 +37,13 @@ int api_runs(struct api_reply *reply, const struct api_req *r)
 	return 0;
 }
 
+int api_nightly(struct api_reply *reply, const struct api_req *r)
+{
+	if (query_nightly_reports(&reply->json, r->db))
+		return api_db_fail(reply, r->db);
+	return 0;
+}
+
 int api_trees(struct api_reply *reply, const struct api_req *r)
 {
 	if (query_trees(&reply->json, r->db))

@@ -159,6 +159,7 @@ static const struct route {
 } routes[] = {
 	{ "/api/health", api_health, "" },
 	{ "/api/trees", api_trees, "" },
+	{ "/api/nightly", api_nightly, "" },
 	{ "/api/runs", api_runs, "" },
 	{ "/api/runs/*", api_run, "" },
 	{ "/api/runs/*/burndown", api_burndown, "compiler arch" },

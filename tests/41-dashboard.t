@@ -253,6 +253,18 @@ sqlite3 "$DB" "UPDATE identities SET function = '$xss_img$long'
 	UPDATE runs SET kind = 'nightly', tree_id = (SELECT tree_id FROM runs
 		WHERE id = $RUN), started_at = CASE id WHEN $RUN THEN 1764806400
 		ELSE 1764720000 END"
+# the report kwarn nightly would keep for the later night (its rule: the
+# same code, another compiler, so every new warning is "compiler"), made
+# of the API's own diff of the two nights; one cause is set to "code" to
+# show the view prints the stored cause and guesses none
+api "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq -c \
+	--argjson run "$RUN" --argjson prev "$CLANG_RUN" \
+	--arg pcc "$(api /api/runs | jq -r ".[] | select(.id == $CLANG_RUN) | .compiler")" \
+	'{run: $run, previous_run: $prev, previous_compiler: $pcc,
+	new: [.new | to_entries[] | .value + {cause: (if .key == 0 then "code"
+		else "compiler" end)}]}' >"$tmp/report.json"
+sqlite3 "$DB" "INSERT INTO nightly_reports(run_id, report)
+	VALUES ($RUN, readfile('$tmp/report.json'))"
 views="#/ #/over/subsystem?run=$RUN #/over/option?run=$CLANG_RUN #/diff?run=$RUN&from=$C1&to=$csha #/nightly #/trees #/warning/$ident/$csha"
 bad=0
 for v in $views; do
@@ -277,10 +289,18 @@ dom "#/nightly"
 [ "$(count '<div class="night-run')" = 2 ] &&
 	grep -q "<div class=\"night-run cc-change\" data-run=\"$RUN\">" "$tmp/dom" &&
 	grep -qF "#/diff?from_run=$CLANG_RUN&amp;to_run=$RUN" "$tmp/dom" &&
-	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom"
+	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom" &&
+	grep -qF 'no report kept by kwarn nightly' "$tmp/dom"
 ok $? "nightly view: trees x nights, the compiler change marked, linked to its diff"
+a=$(grep -o 'data-identity="[0-9a-f]*" data-cause="[a-z ]*"' "$tmp/dom" |
+	sed 's/data-identity="\(.*\)" data-cause="\(.*\)"/\1 \2/')
+b=$(api /api/nightly | jq -r --argjson run "$RUN" \
+	'.[] | select(.run == $run) | .report.new[] | "\(.identity) \(.cause)"')
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$(echo "$a" | grep -c ' code$')" = 1 ]
+ok $? "nightly view: each new warning of the night with the cause kwarn nightly stored ($(echo "$a" | wc -l) warnings, /api/nightly's)"
 dom "#/diff?from_run=$CLANG_RUN&to_run=$RUN"
-grep -qF '<b class="cause">compiler</b>' "$tmp/dom" &&
+nnew=$(jq '.new | length' "$tmp/report.json")
+grep -qF "<b class=\"cause\">1 code, $((nnew - 1)) compiler</b>" "$tmp/dom" &&
 	[ "$(perl -0ne 'print $1 if /id="diff-new">(.*?)<\/section>/s' "$tmp/dom" |
 		grep -o 'class="diff-item new"' | wc -l)" = "$(api "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq '.new | length')" ]
 ok $? "a night's new warnings with their cause (the compiler)"

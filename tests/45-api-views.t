@@ -236,6 +236,27 @@ ok $? "states in an unknown run: 404"
 err_is 400 "/api/warnings/$hdr/states?run=-1" "run"
 ok $? "states with a bad run: 400"
 
+# ---- what kwarn nightly reported ----
+get /api/nightly | jq -e '. == []' >/dev/null
+ok $? "nightly reports: none kept, an empty list"
+# kept as kwarn nightly keeps it (store_nightly_report(): the report
+# entry); the new warnings are the API's diff of the two runs
+get "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq -c --argjson run "$RUN" \
+	--argjson prev "$CLANG_RUN" '{run: $run, previous_run: $prev,
+	new: [.new[] | . + {cause: "compiler"}]}' >"$tmp/rep"
+sqlite3 "$DB" "INSERT INTO nightly_reports(run_id, report)
+	VALUES ($RUN, readfile('$tmp/rep'))"
+a=$(get /api/nightly | jq -cS .)
+b=$(jq -cS --argjson run "$RUN" '[{run: $run, report: .}]' "$tmp/rep")
+[ "$a" = "$b" ] && [ "$(jq '.new | length' "$tmp/rep")" -gt 0 ]
+ok $? "nightly reports: the kept report, verbatim ($(jq '.new | length' "$tmp/rep") new)"
+err_is 400 "/api/nightly?run=$RUN" "unknown parameter"
+ok $? "nightly reports with a parameter: 400"
+sqlite3 "$DB" "UPDATE nightly_reports SET report = '[1]' WHERE run_id = $RUN"
+err_is 503 /api/nightly "database"
+ok $? "a kept report that is not an object: 503 as any failed query, not a half answer"
+sqlite3 "$DB" "DELETE FROM nightly_reports"
+
 server_stop
 ok $? "server stopped cleanly"
 echo "1..$n"
