@@ -1840,6 +1840,35 @@ int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
 	return 0;
 }
 
+int query_group_members(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT r.id, r.compiler, r.arch FROM" GROUP_RUNS
+		       " WHERE r0.id = ?1 ORDER BY r.id != ?1, r.id"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object();
+
+		json_set_cols(o, st, 0, "id:i compiler:s arch:s");
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the group of run %lld: %s", run_id,
+			     sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
 int query_group_run(long long *out, sqlite3 *db, long long run_id,
 		    const char *compiler, const char *arch)
 {

@@ -376,6 +376,13 @@ int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
 int query_group_run(long long *out, sqlite3 *db, long long run_id,
 		    const char *compiler, const char *arch);
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * The runs of RUN_ID's group as a new array in *out, RUN_ID first, then
+ * by id: [{id, compiler, arch}]; an empty array when there is no run
+ * RUN_ID.  Returns 0 or -1 (reported).
+ */
+int query_group_members(json_t **out, sqlite3 *db, long long run_id);
 int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		const char *only);
 

@@ -69,6 +69,11 @@ api() { curl -s "$BASE$1"; }
 dom ""
 grep -q 'data-ready="1"' "$tmp/dom"
 ok $? "the dashboard's scripts ran to the end"
+# the group's two burn-downs come in one request, the new panel's diff
+# in the other (the page counts its own fetches)
+nreq=$(sed -n 's/.*data-requests="\([0-9]*\)".*/\1/p' "$tmp/dom")
+[ "$nreq" = 2 ]
+ok $? "burn-down of a group of two runs: two requests ($nreq)"
 # one series per (compiler, option) of the run's group, as the API counts
 series=$( (api "/api/runs/$RUN/burndown" | jq -r '.[].by_option | keys[]' |
 	sort -u | sed 's/^/gcc /'

@@ -126,6 +126,24 @@ ok $? "series with by twice: 400"
 err_is 400 "/api/runs/$RUN/series?state=new" "unknown parameter"
 ok $? "series with an unknown parameter: 400"
 
+# ---- a group's burn-downs in one request ----
+get "/api/runs/$RUN/burndown?group=1" >"$tmp/bdg"
+jq -e --argjson a "$RUN" --argjson b "$CLANG_RUN" '[.[].id] == [$a, $b]' \
+	"$tmp/bdg" >/dev/null &&
+	[ "$(jq -c '.[0].burndown' "$tmp/bdg")" = "$(jq -c . "$tmp/bd.$RUN")" ] &&
+	[ "$(jq -c '.[1].burndown' "$tmp/bdg")" = "$(jq -c . "$tmp/bd.$CLANG_RUN")" ]
+ok $? "group=1: both runs of the group, the one asked first, each its own burn-down"
+get "/api/runs/$CLANG_RUN/burndown?group=1" |
+	jq -e --argjson a "$RUN" --argjson b "$CLANG_RUN" '[.[].id] == [$b, $a] and
+	.[1].compiler == "gcc"' >/dev/null
+ok $? "group=1 from the other run: it first, then gcc's"
+err_is 404 "/api/runs/999/burndown?group=1" "no run 999"
+ok $? "group=1 of an unknown run: 404"
+err_is 400 "/api/runs/$RUN/burndown?group=2" "group"
+ok $? "group=2: 400"
+err_is 400 "/api/runs/$RUN/burndown?group=1&compiler=gcc" "not both"
+ok $? "group=1 with compiler: 400"
+
 # ---- diff ----
 get "/api/diff?from=$C1&to=$C3&run=$RUN" >"$tmp/d13"
 w() { # COMMIT [STATE]: identities, sorted, as the commit endpoint lists them

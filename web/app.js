@@ -367,7 +367,10 @@ async function viewRun(id, q) {
 	const me = runs.find((r) => r.id === run) || { id: run };
 	const group = me.group ? [me, ...runs.filter((r) => r.group === me.group &&
 		r.id !== run).sort((a, b) => a.id - b.id)] : [me];
-	const bds = await Promise.all(group.map((r) => api('/api/runs/' + r.id + '/burndown')));
+	// every run's burn-down in one request, in GROUP's order
+	const byId = new Map((await api('/api/runs/' + run + '/burndown?group=1'))
+		.map((m) => [m.id, m.burndown]));
+	const bds = group.map((r) => byId.get(r.id) || []);
 	const points = bds[0];
 	const commits = points.map((p) => {
 		let boot = p.boot;
