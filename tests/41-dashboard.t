@@ -310,6 +310,22 @@ grep -qF "<b class=\"cause\">1 code, $((nnew - 1)) compiler</b>" "$tmp/dom" &&
 		grep -o 'class="diff-item new"' | wc -l)" = "$(api "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq '.new | length')" ]
 ok $? "a night's new warnings with their cause (the compiler)"
 
+# an arm64 run of the group is its own series (compiler, arch, option)
+oarch=$(sqlite3 "$DB" "SELECT quote(arch) FROM runs WHERE id = $CLANG_RUN")
+sqlite3 "$DB" "UPDATE runs SET arch = 'arm64' WHERE id = $CLANG_RUN"
+dom ""
+a=$(grep -o '<circle [^>]*class="point[^>]*' "$tmp/dom" |
+	sed -n 's/.*data-series="\([^"]*\)".*/\1/p' |
+	sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' | sort -u | paste -sd,)
+b=$(api "/api/runs/$RUN/burndown?group=1" | jq -r '.[] |
+	(.compiler | split(" ")[0]) + (if .arch and .arch != "x86_64"
+	then "/" + .arch else "" end) as $cc |
+	[.burndown[].by_option | keys[]] | unique[] | $cc + " " + .' |
+	sort | paste -sd,)
+[ "$a" = "$b" ] && echo "$a" | grep -qF 'clang-16/arm64 ' || { echo "# want $b"; false; }
+ok $? "an arm64 run of the group: its own series ($a)"
+sqlite3 "$DB" "UPDATE runs SET arch = $oarch WHERE id = $CLANG_RUN"
+
 # screenshots of every view, laptop and phone
 mkdir -p build/artifacts
 rm -f build/artifacts/dashboard*.png

@@ -255,9 +255,11 @@ function chart(series, commits) {
 	return el('div', {}, wrap, legend);
 }
 
-// One series per (compiler, option) of the runs of a group, aligned on
-// the first run's commits by position.
-function groupSeries(group, bds) {
+// One series per (compiler, architecture, option) of the runs of a
+// group, aligned on the first run's commits by position; a run for
+// another architecture than x86_64 is "gcc/arm64", as the burn-down's
+// by_compiler names it.
+function groupSeries(group, bds, archs) {
 	const base = bds[0];
 	const at = new Map(base.map((p, i) => [p.position, i]));
 	const series = [];
@@ -274,7 +276,9 @@ function groupSeries(group, bds) {
 				if (i !== undefined && p.warnings !== null)
 					values[i] = (p.by_option || {})[o] || 0;
 			}
-			series.push({ label: (r.cc || r.compiler || 'gcc').split(' ')[0] + ' ' + o,
+			const arch = archs[k] && archs[k] !== 'x86_64' ? '/' + archs[k] : '';
+			series.push({ label: (r.cc || r.compiler || 'gcc').split(' ')[0] + arch +
+				' ' + o,
 				values: values });
 		}
 	});
@@ -369,8 +373,9 @@ async function viewRun(id, q) {
 		r.id !== run).sort((a, b) => a.id - b.id)] : [me];
 	// every run's burn-down in one request, in GROUP's order
 	const byId = new Map((await api('/api/runs/' + run + '/burndown?group=1'))
-		.map((m) => [m.id, m.burndown]));
-	const bds = group.map((r) => byId.get(r.id) || []);
+		.map((m) => [m.id, m]));
+	const bds = group.map((r) => (byId.get(r.id) || {}).burndown || []);
+	const archs = group.map((r) => (byId.get(r.id) || {}).arch);
 	const points = bds[0];
 	const commits = points.map((p) => {
 		let boot = p.boot;
@@ -396,7 +401,7 @@ async function viewRun(id, q) {
 	const left = el('div', {},
 		card('Burn-down of run #' + run + (group.length > 1 ? ' with ' +
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
-		chart(groupSeries(group, bds), commits)),
+		chart(groupSeries(group, bds, archs), commits)),
 		card('Commits', commitTable(points)));
 	const right = el('div', {}, await newPanel(points, run));
 	show(el('div', { class: 'grid' }, left, right));
