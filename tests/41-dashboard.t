@@ -229,6 +229,13 @@ grep -qF 'the tree at this commit' "$tmp/dom" &&
 	! grep -qF 'EDITED' "$tmp/dom" &&
 	[ "$(count '<span class="row')" -ge 7 ]
 ok $? "warning page: the commit's source with context, not the edited tree"
+dom "#/warning/$ident/$csha?context=1"
+a=$(count '<span class="row')
+b=$(api "/api/warnings/$ident/source?commit=$csha&context=1" | jq '.lines | length')
+grep -qF '<option value="1" selected="">1</option>' "$tmp/dom" &&
+	grep -q '<select id="context"' "$tmp/dom" && [ "$a" = "$b" ] && [ "$a" -lt 7 ]
+ok $? "warning page: the context control shows ?context=1, and the page the API's $b lines"
+dom "#/warning/$ident/$csha"
 grep -q '<span class="row note"><span class="ln">18</span>	default:' "$tmp/dom"
 ok $? "warning page: the note's line highlighted"
 a=$(grep -o 'class="strip-cell [a-z_]*"' "$tmp/dom" | cut -d' ' -f2 | tr -d '"' | paste -sd,)

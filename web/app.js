@@ -532,6 +532,24 @@ function commitLink(c) {
 		(c.subject || '')) : el('span', { class: 'muted' }, 'not in this run');
 }
 
+// How many lines of source around the warning (?context=N, 0 to 200,
+// the server's default 5): a change goes to the URL, so it is shared.
+function contextControl(q) {
+	const cur = (q && q.get('context')) || '5';
+	const s = el('select', { id: 'context', 'aria-label': 'lines of context' },
+		...['0', '2', '5', '10', '20', '50', '200'].concat(
+			['0', '2', '5', '10', '20', '50', '200'].includes(cur) ? [] : [cur])
+			.map((v) => el('option', { value: v, selected: v === cur ? '' : null }, v)));
+	s.value = cur;
+	s.addEventListener('change', () => {
+		const [path, qs] = location.hash.split('?');
+		const n = new URLSearchParams(qs || '');
+		n.set('context', s.value);
+		location.hash = path + '?' + n.toString();
+	});
+	return el('div', { class: 'filters' }, el('label', {}, 'lines of context ', s));
+}
+
 async function viewWarning(identity, commit, q) {
 	const ctx = q && q.get('context') ? '&context=' + enc(q.get('context')) : '';
 	const inRun = q && q.get('run') ? '&run=' + enc(q.get('run')) : '';
@@ -565,6 +583,7 @@ async function viewWarning(identity, commit, q) {
 			s.commit.position + '), source from ' +
 			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' :
 				'the tree at this commit')),
+		contextControl(q),
 		srcPre(s.lines, s.line),
 		chain.length ? el('ul', { class: 'chain' }, ...chain) : null,
 		el('h2', {}, 'State at every commit of run #' + st.run), stateStrip(st, identity),
