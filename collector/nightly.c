@@ -28,6 +28,7 @@
 #include "options.h"
 #include "query.h"
 #include "report-out.h"
+#include "store.h"
 #include "util.h"
 #include "banned.h"
 
@@ -764,6 +765,25 @@ int cmd_nightly(int argc, char **argv)
 							       1),
 					db, repo);
 			}
+		}
+	}
+	/* the dashboard's nightly view shows these causes, not its own */
+	{
+		size_t i;
+		json_t *e;
+
+		json_array_foreach(report, i, e) {
+			char *text = json_dumps(e, JSON_COMPACT);
+			json_int_t run =
+				json_integer_value(json_object_get(e, "run"));
+
+			if (!text || store_nightly_report(db, run, text))
+				json_array_append_new(
+					failures,
+					json_sprintf(
+						"cannot keep the report of run %lld",
+						(long long)run));
+			free(text);
 		}
 	}
 	if (mail) {

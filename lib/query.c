@@ -1453,6 +1453,44 @@ int query_runs(json_t **out, sqlite3 *db, long long tree_id)
 	return 0;
 }
 
+int query_nightly_reports(json_t **out, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT run_id, report FROM nightly_reports"
+		       " ORDER BY run_id"))
+		return -1;
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long run = sqlite3_column_int64(st, 0);
+		json_t *rep = json_loads(db_col_text(st, 1), 0, NULL);
+
+		if (!json_is_object(rep)) {
+			json_decref(rep);
+			sqlite3_finalize(st);
+			json_decref(arr);
+			return error("the nightly report of run %lld is not "
+				     "a JSON object",
+				     run);
+		}
+		json_array_append_new(arr, json_pack("{s:I, s:o}", "run",
+						     (json_int_t)run, "report",
+						     rep));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the nightly reports: %s",
+			     sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
 int query_run(json_t **out, sqlite3 *db, long long id)
 {
 	sqlite3_stmt *st = NULL;
@@ -1799,6 +1837,35 @@ int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
 			     compiler ? compiler : "",
 			     compiler && arch ? " " : "", arch ? arch : "",
 			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_group_members(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT r.id, r.compiler, r.arch FROM" GROUP_RUNS
+		       " WHERE r0.id = ?1 ORDER BY r.id != ?1, r.id"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object();
+
+		json_set_cols(o, st, 0, "id:i compiler:s arch:s");
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the group of run %lld: %s", run_id,
+			     sqlite3_errmsg(db));
+	}
+	*out = arr;
 	return 0;
 }
 

@@ -269,6 +269,14 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id);
  * - query_run_total, query_run_exists: how many runs; whether run ID is.
  */
 int query_runs(json_t **out, sqlite3 *db, long long tree_id);
+
+/*
+ * What kwarn nightly reported of every nightly run it compared, oldest
+ * first, as a new array in *out: {run, report} where report is the entry
+ * it stored (store_nightly_report()).  Returns 0 or -1 (reported; a
+ * stored report that is not a JSON object is an error).
+ */
+int query_nightly_reports(json_t **out, sqlite3 *db);
 int query_run(json_t **out, sqlite3 *db, long long id);
 int query_run_commits(json_t **out, sqlite3 *db, long long id);
 int query_trees(json_t **out, sqlite3 *db);
@@ -368,6 +376,13 @@ int query_commit_for(long long *out, sqlite3 *db, long long commit_id,
 int query_group_run(long long *out, sqlite3 *db, long long run_id,
 		    const char *compiler, const char *arch);
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * The runs of RUN_ID's group as a new array in *out, RUN_ID first, then
+ * by id: [{id, compiler, arch}]; an empty array when there is no run
+ * RUN_ID.  Returns 0 or -1 (reported).
+ */
+int query_group_members(json_t **out, sqlite3 *db, long long run_id);
 int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		const char *only);
 

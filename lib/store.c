@@ -871,6 +871,24 @@ int store_run_progress(sqlite3 *db, long long run_id, const char *progress)
 	return ret;
 }
 
+int store_nightly_report(sqlite3 *db, long long run_id, const char *report)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (db_prepare(&st, db,
+		       "INSERT OR REPLACE INTO nightly_reports(run_id, report)"
+		       " VALUES (?, ?)"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	db_bind_text(st, 2, report);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = error("cannot keep the nightly report of run %lld: %s",
+			    run_id, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int store_finish_run(sqlite3 *db, long long run_id, const char *status,
 		     const char *msg)
 {

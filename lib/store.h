@@ -60,6 +60,13 @@ int store_group_runs(sqlite3 *db, const long long *ids, size_t n);
  */
 int store_run_progress(sqlite3 *db, long long run_id, const char *progress);
 
+/*
+ * Keep REPORT (a JSON object: kwarn nightly's report entry of nightly run
+ * RUN_ID) in nightly_reports, replacing an older one.  Returns 0 or -1
+ * (reported).
+ */
+int store_nightly_report(sqlite3 *db, long long run_id, const char *report);
+
 /* Set run RUN_ID's status, message (may be NULL) and finish time. */
 int store_finish_run(sqlite3 *db, long long run_id, const char *status,
 		     const char *msg);

@@ -37,6 +37,13 @@ int api_runs(struct api_reply *reply, const struct api_req *r)
 	return 0;
 }
 
+int api_nightly(struct api_reply *reply, const struct api_req *r)
+{
+	if (query_nightly_reports(&reply->json, r->db))
+		return api_db_fail(reply, r->db);
+	return 0;
+}
+
 int api_trees(struct api_reply *reply, const struct api_req *r)
 {
 	if (query_trees(&reply->json, r->db))
@@ -121,6 +128,38 @@ static int burndown_build(json_t **out, sqlite3 *db, long long run_id)
  * them, and the burn-down is not built again for it.
  */
 
+/*
+ * group=1: the burn-down of every run of run ID's group in one answer,
+ * [{id, compiler, arch, burndown}], ID first.  XXX not cached as one
+ * run's is: a group is a few runs, each built in one query.
+ */
+static int burndown_group(struct api_reply *reply, const struct api_req *r,
+			  long long id)
+{
+	json_t *members = NULL, *m;
+	size_t i;
+
+	if (query_group_members(&members, r->db, id))
+		return api_db_fail(reply, r->db);
+	if (!json_array_size(members)) {
+		json_decref(members);
+		return api_fail(reply, 404, "no run %lld", id);
+	}
+	json_array_foreach(members, i, m) {
+		json_t *arr = NULL;
+
+		if (burndown_build(
+			    &arr, r->db,
+			    json_integer_value(json_object_get(m, "id")))) {
+			json_decref(members);
+			return api_db_fail(reply, r->db);
+		}
+		api_set(m, "burndown", arr);
+	}
+	reply->json = members;
+	return 0;
+}
+
 int api_burndown(struct api_reply *reply, const struct api_req *r)
 {
 	struct cache_ent *e;
@@ -132,6 +171,13 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 
 	if (api_parse_id(&id, reply, "run id", r->args[0]))
 		return -1;
+	if (api_arg(r, "group")) {
+		if (api_arg(r, "compiler") || api_arg(r, "arch"))
+			return api_fail(reply, 400,
+					"group with compiler or arch: "
+					"one run or all of them, not both");
+		return burndown_group(reply, r, id);
+	}
 	/* compiler=, arch=: that run of the group's burn-down */
 	if (api_arg(r, "compiler") || api_arg(r, "arch")) {
 		long long want = -1;

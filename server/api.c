@@ -150,6 +150,7 @@ static const struct param_rule {
 	{ "from_run", 1, MAX_ID, 0, NULL, "a positive integer" },
 	{ "to_run", 1, MAX_ID, 0, NULL, "a positive integer" },
 	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64" },
+	{ "group", 1, 1, 1, ",1,", "1" },
 };
 
 static const struct route {
@@ -159,9 +160,10 @@ static const struct route {
 } routes[] = {
 	{ "/api/health", api_health, "" },
 	{ "/api/trees", api_trees, "" },
+	{ "/api/nightly", api_nightly, "" },
 	{ "/api/runs", api_runs, "" },
 	{ "/api/runs/*", api_run, "" },
-	{ "/api/runs/*/burndown", api_burndown, "compiler arch" },
+	{ "/api/runs/*/burndown", api_burndown, "compiler arch group" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
 	  "run state limit offset compiler arch" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },

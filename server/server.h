@@ -211,6 +211,13 @@ int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r);
 int api_boot(struct api_reply *reply, const struct api_req *r);
 int api_trees(struct api_reply *reply, const struct api_req *r);
 /*
+ * GET /api/nightly: what kwarn nightly reported of each nightly run it
+ * compared, oldest first: [{"run", "report"}], report being the entry of
+ * `kwarn nightly --format json`'s "trees" (the new warnings with the
+ * cause kwarn nightly gave each, "previous_compiler" when it changed).
+ */
+int api_nightly(struct api_reply *reply, const struct api_req *r);
+/*
  * GET /api/commits/{id}/census[?path=DIR]: the fall-through marker census
  * of the tree at that commit (as `kwarn census --format json`), read from
  * the collector's cached repository; 404 if the tree is not cached.

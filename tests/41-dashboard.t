@@ -69,6 +69,11 @@ api() { curl -s "$BASE$1"; }
 dom ""
 grep -q 'data-ready="1"' "$tmp/dom"
 ok $? "the dashboard's scripts ran to the end"
+# the group's two burn-downs come in one request, the new panel's diff
+# in the other (the page counts its own fetches)
+nreq=$(sed -n 's/.*data-requests="\([0-9]*\)".*/\1/p' "$tmp/dom")
+[ "$nreq" = 2 ]
+ok $? "burn-down of a group of two runs: two requests ($nreq)"
 # one series per (compiler, option) of the run's group, as the API counts
 series=$( (api "/api/runs/$RUN/burndown" | jq -r '.[].by_option | keys[]' |
 	sort -u | sed 's/^/gcc /'
@@ -224,6 +229,13 @@ grep -qF 'the tree at this commit' "$tmp/dom" &&
 	! grep -qF 'EDITED' "$tmp/dom" &&
 	[ "$(count '<span class="row')" -ge 7 ]
 ok $? "warning page: the commit's source with context, not the edited tree"
+dom "#/warning/$ident/$csha?context=1"
+a=$(count '<span class="row')
+b=$(api "/api/warnings/$ident/source?commit=$csha&context=1" | jq '.lines | length')
+grep -qF '<option value="1" selected="">1</option>' "$tmp/dom" &&
+	grep -q '<select id="context"' "$tmp/dom" && [ "$a" = "$b" ] && [ "$a" -lt 7 ]
+ok $? "warning page: the context control shows ?context=1, and the page the API's $b lines"
+dom "#/warning/$ident/$csha"
 grep -q '<span class="row note"><span class="ln">18</span>	default:' "$tmp/dom"
 ok $? "warning page: the note's line highlighted"
 a=$(grep -o 'class="strip-cell [a-z_]*"' "$tmp/dom" | cut -d' ' -f2 | tr -d '"' | paste -sd,)
@@ -253,6 +265,18 @@ sqlite3 "$DB" "UPDATE identities SET function = '$xss_img$long'
 	UPDATE runs SET kind = 'nightly', tree_id = (SELECT tree_id FROM runs
 		WHERE id = $RUN), started_at = CASE id WHEN $RUN THEN 1764806400
 		ELSE 1764720000 END"
+# the report kwarn nightly would keep for the later night (its rule: the
+# same code, another compiler, so every new warning is "compiler"), made
+# of the API's own diff of the two nights; one cause is set to "code" to
+# show the view prints the stored cause and guesses none
+api "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq -c \
+	--argjson run "$RUN" --argjson prev "$CLANG_RUN" \
+	--arg pcc "$(api /api/runs | jq -r ".[] | select(.id == $CLANG_RUN) | .compiler")" \
+	'{run: $run, previous_run: $prev, previous_compiler: $pcc,
+	new: [.new | to_entries[] | .value + {cause: (if .key == 0 then "code"
+		else "compiler" end)}]}' >"$tmp/report.json"
+sqlite3 "$DB" "INSERT INTO nightly_reports(run_id, report)
+	VALUES ($RUN, readfile('$tmp/report.json'))"
 views="#/ #/over/subsystem?run=$RUN #/over/option?run=$CLANG_RUN #/diff?run=$RUN&from=$C1&to=$csha #/nightly #/trees #/warning/$ident/$csha"
 bad=0
 for v in $views; do
@@ -277,13 +301,37 @@ dom "#/nightly"
 [ "$(count '<div class="night-run')" = 2 ] &&
 	grep -q "<div class=\"night-run cc-change\" data-run=\"$RUN\">" "$tmp/dom" &&
 	grep -qF "#/diff?from_run=$CLANG_RUN&amp;to_run=$RUN" "$tmp/dom" &&
-	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom"
+	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom" &&
+	grep -qF 'no report kept by kwarn nightly' "$tmp/dom"
 ok $? "nightly view: trees x nights, the compiler change marked, linked to its diff"
+a=$(grep -o 'data-identity="[0-9a-f]*" data-cause="[a-z ]*"' "$tmp/dom" |
+	sed 's/data-identity="\(.*\)" data-cause="\(.*\)"/\1 \2/')
+b=$(api /api/nightly | jq -r --argjson run "$RUN" \
+	'.[] | select(.run == $run) | .report.new[] | "\(.identity) \(.cause)"')
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$(echo "$a" | grep -c ' code$')" = 1 ]
+ok $? "nightly view: each new warning of the night with the cause kwarn nightly stored ($(echo "$a" | wc -l) warnings, /api/nightly's)"
 dom "#/diff?from_run=$CLANG_RUN&to_run=$RUN"
-grep -qF '<b class="cause">compiler</b>' "$tmp/dom" &&
+nnew=$(jq '.new | length' "$tmp/report.json")
+grep -qF "<b class=\"cause\">1 code, $((nnew - 1)) compiler</b>" "$tmp/dom" &&
 	[ "$(perl -0ne 'print $1 if /id="diff-new">(.*?)<\/section>/s' "$tmp/dom" |
 		grep -o 'class="diff-item new"' | wc -l)" = "$(api "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq '.new | length')" ]
 ok $? "a night's new warnings with their cause (the compiler)"
+
+# an arm64 run of the group is its own series (compiler, arch, option)
+oarch=$(sqlite3 "$DB" "SELECT quote(arch) FROM runs WHERE id = $CLANG_RUN")
+sqlite3 "$DB" "UPDATE runs SET arch = 'arm64' WHERE id = $CLANG_RUN"
+dom ""
+a=$(grep -o '<circle [^>]*class="point[^>]*' "$tmp/dom" |
+	sed -n 's/.*data-series="\([^"]*\)".*/\1/p' |
+	sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' | sort -u | paste -sd,)
+b=$(api "/api/runs/$RUN/burndown?group=1" | jq -r '.[] |
+	(.compiler | split(" ")[0]) + (if .arch and .arch != "x86_64"
+	then "/" + .arch else "" end) as $cc |
+	[.burndown[].by_option | keys[]] | unique[] | $cc + " " + .' |
+	sort | paste -sd,)
+[ "$a" = "$b" ] && echo "$a" | grep -qF 'clang-16/arm64 ' || { echo "# want $b"; false; }
+ok $? "an arm64 run of the group: its own series ($a)"
+sqlite3 "$DB" "UPDATE runs SET arch = $oarch WHERE id = $CLANG_RUN"
 
 # screenshots of every view, laptop and phone
 mkdir -p build/artifacts

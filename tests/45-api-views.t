@@ -126,6 +126,24 @@ ok $? "series with by twice: 400"
 err_is 400 "/api/runs/$RUN/series?state=new" "unknown parameter"
 ok $? "series with an unknown parameter: 400"
 
+# ---- a group's burn-downs in one request ----
+get "/api/runs/$RUN/burndown?group=1" >"$tmp/bdg"
+jq -e --argjson a "$RUN" --argjson b "$CLANG_RUN" '[.[].id] == [$a, $b]' \
+	"$tmp/bdg" >/dev/null &&
+	[ "$(jq -c '.[0].burndown' "$tmp/bdg")" = "$(jq -c . "$tmp/bd.$RUN")" ] &&
+	[ "$(jq -c '.[1].burndown' "$tmp/bdg")" = "$(jq -c . "$tmp/bd.$CLANG_RUN")" ]
+ok $? "group=1: both runs of the group, the one asked first, each its own burn-down"
+get "/api/runs/$CLANG_RUN/burndown?group=1" |
+	jq -e --argjson a "$RUN" --argjson b "$CLANG_RUN" '[.[].id] == [$b, $a] and
+	.[1].compiler == "gcc"' >/dev/null
+ok $? "group=1 from the other run: it first, then gcc's"
+err_is 404 "/api/runs/999/burndown?group=1" "no run 999"
+ok $? "group=1 of an unknown run: 404"
+err_is 400 "/api/runs/$RUN/burndown?group=2" "group"
+ok $? "group=2: 400"
+err_is 400 "/api/runs/$RUN/burndown?group=1&compiler=gcc" "not both"
+ok $? "group=1 with compiler: 400"
+
 # ---- diff ----
 get "/api/diff?from=$C1&to=$C3&run=$RUN" >"$tmp/d13"
 w() { # COMMIT [STATE]: identities, sorted, as the commit endpoint lists them
@@ -235,6 +253,27 @@ err_is 404 "/api/warnings/$hdr/states?run=999" "no run 999"
 ok $? "states in an unknown run: 404"
 err_is 400 "/api/warnings/$hdr/states?run=-1" "run"
 ok $? "states with a bad run: 400"
+
+# ---- what kwarn nightly reported ----
+get /api/nightly | jq -e '. == []' >/dev/null
+ok $? "nightly reports: none kept, an empty list"
+# kept as kwarn nightly keeps it (store_nightly_report(): the report
+# entry); the new warnings are the API's diff of the two runs
+get "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq -c --argjson run "$RUN" \
+	--argjson prev "$CLANG_RUN" '{run: $run, previous_run: $prev,
+	new: [.new[] | . + {cause: "compiler"}]}' >"$tmp/rep"
+sqlite3 "$DB" "INSERT INTO nightly_reports(run_id, report)
+	VALUES ($RUN, readfile('$tmp/rep'))"
+a=$(get /api/nightly | jq -cS .)
+b=$(jq -cS --argjson run "$RUN" '[{run: $run, report: .}]' "$tmp/rep")
+[ "$a" = "$b" ] && [ "$(jq '.new | length' "$tmp/rep")" -gt 0 ]
+ok $? "nightly reports: the kept report, verbatim ($(jq '.new | length' "$tmp/rep") new)"
+err_is 400 "/api/nightly?run=$RUN" "unknown parameter"
+ok $? "nightly reports with a parameter: 400"
+sqlite3 "$DB" "UPDATE nightly_reports SET report = '[1]' WHERE run_id = $RUN"
+err_is 503 /api/nightly "database"
+ok $? "a kept report that is not an object: 503 as any failed query, not a half answer"
+sqlite3 "$DB" "DELETE FROM nightly_reports"
 
 server_stop
 ok $? "server stopped cleanly"

@@ -128,6 +128,9 @@ ncomp=$(jq '[.trees[0].new[] | select(.cause == "compiler")] | length' "$tmp/n6.
 check "the compiler's new warnings are labelled compiler ($ncomp)" test "$ncomp" -gt 0
 check "and they are the warning the new compiler turned on" \
 	test "$(jq '[.trees[0].new[] | select(.cause == "compiler") | select(.option | test("unused-but-set-variable") | not)] | length' "$tmp/n6.json")" = 0
+r6=$(jq '.trees[0].run' "$tmp/n6.json")
+check "the report is kept as printed, causes and all (run $r6)" \
+	test "$(sqlite3 "$db" "SELECT report FROM nightly_reports WHERE run_id = $r6" | jq -cS .)" = "$(jq -cS '.trees[0]' "$tmp/n6.json")"
 mid=$(sqlite3 "$db" "SELECT COUNT(*) FROM builds")
 PATH="$tmp/fakecc:$PATH" nightly --trees "$tmp/trees" --series none >"$tmp/n7.txt" 2>"$tmp/n7.err"
 rc=$?

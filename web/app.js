@@ -255,9 +255,11 @@ function chart(series, commits) {
 	return el('div', {}, wrap, legend);
 }
 
-// One series per (compiler, option) of the runs of a group, aligned on
-// the first run's commits by position.
-function groupSeries(group, bds) {
+// One series per (compiler, architecture, option) of the runs of a
+// group, aligned on the first run's commits by position; a run for
+// another architecture than x86_64 is "gcc/arm64", as the burn-down's
+// by_compiler names it.
+function groupSeries(group, bds, archs) {
 	const base = bds[0];
 	const at = new Map(base.map((p, i) => [p.position, i]));
 	const series = [];
@@ -274,7 +276,9 @@ function groupSeries(group, bds) {
 				if (i !== undefined && p.warnings !== null)
 					values[i] = (p.by_option || {})[o] || 0;
 			}
-			series.push({ label: (r.cc || r.compiler || 'gcc').split(' ')[0] + ' ' + o,
+			const arch = archs[k] && archs[k] !== 'x86_64' ? '/' + archs[k] : '';
+			series.push({ label: (r.cc || r.compiler || 'gcc').split(' ')[0] + arch +
+				' ' + o,
 				values: values });
 		}
 	});
@@ -367,7 +371,11 @@ async function viewRun(id, q) {
 	const me = runs.find((r) => r.id === run) || { id: run };
 	const group = me.group ? [me, ...runs.filter((r) => r.group === me.group &&
 		r.id !== run).sort((a, b) => a.id - b.id)] : [me];
-	const bds = await Promise.all(group.map((r) => api('/api/runs/' + r.id + '/burndown')));
+	// every run's burn-down in one request, in GROUP's order
+	const byId = new Map((await api('/api/runs/' + run + '/burndown?group=1'))
+		.map((m) => [m.id, m]));
+	const bds = group.map((r) => (byId.get(r.id) || {}).burndown || []);
+	const archs = group.map((r) => (byId.get(r.id) || {}).arch);
 	const points = bds[0];
 	const commits = points.map((p) => {
 		let boot = p.boot;
@@ -393,7 +401,7 @@ async function viewRun(id, q) {
 	const left = el('div', {},
 		card('Burn-down of run #' + run + (group.length > 1 ? ' with ' +
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
-		chart(groupSeries(group, bds), commits)),
+		chart(groupSeries(group, bds, archs), commits)),
 		card('Commits', commitTable(points)));
 	const right = el('div', {}, await newPanel(points, run));
 	show(el('div', { class: 'grid' }, left, right));
@@ -524,10 +532,29 @@ function commitLink(c) {
 		(c.subject || '')) : el('span', { class: 'muted' }, 'not in this run');
 }
 
+// How many lines of source around the warning (?context=N, 0 to 200,
+// the server's default 5): a change goes to the URL, so it is shared.
+function contextControl(q) {
+	const cur = (q && q.get('context')) || '5';
+	const s = el('select', { id: 'context', 'aria-label': 'lines of context' },
+		...['0', '2', '5', '10', '20', '50', '200'].concat(
+			['0', '2', '5', '10', '20', '50', '200'].includes(cur) ? [] : [cur])
+			.map((v) => el('option', { value: v, selected: v === cur ? '' : null }, v)));
+	s.value = cur;
+	s.addEventListener('change', () => {
+		const [path, qs] = location.hash.split('?');
+		const n = new URLSearchParams(qs || '');
+		n.set('context', s.value);
+		location.hash = path + '?' + n.toString();
+	});
+	return el('div', { class: 'filters' }, el('label', {}, 'lines of context ', s));
+}
+
 async function viewWarning(identity, commit, q) {
 	const ctx = q && q.get('context') ? '&context=' + enc(q.get('context')) : '';
+	const inRun = q && q.get('run') ? '&run=' + enc(q.get('run')) : '';
 	const s = await api('/api/warnings/' + enc(identity) + '/source?' +
-		(commit ? 'commit=' + enc(commit) : '') + ctx);
+		(commit ? 'commit=' + enc(commit) : '') + ctx + inRun);
 	const st = await api('/api/warnings/' + enc(identity) + '/states?run=' + s.commit.run);
 	pickRun(s.commit.run);
 	const srcPre = (lines, hit) => {
@@ -556,6 +583,7 @@ async function viewWarning(identity, commit, q) {
 			s.commit.position + '), source from ' +
 			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' :
 				'the tree at this commit')),
+		contextControl(q),
 		srcPre(s.lines, s.line),
 		chain.length ? el('ul', { class: 'chain' }, ...chain) : null,
 		el('h2', {}, 'State at every commit of run #' + st.run), stateStrip(st, identity),
@@ -584,11 +612,22 @@ function diffList(kind, list, commit) {
 		list.length ? el('ul', {}, ...list.map(item)) : el('p', { class: 'muted' }, 'none'));
 }
 
-// Why a night has new warnings: its compiler changed, its code, or both.
-function nightCause(a, b) {
-	const cc = (a.cc || a.compiler) !== (b.cc || b.compiler);
-	const code = (a.tree.version || a.tree.name) !== (b.tree.version || b.tree.name);
-	return cc && code ? 'compiler or code' : cc ? 'compiler' : code ? 'code' : 'code';
+// What kwarn nightly reported of each nightly run it compared (GET
+// /api/nightly), by run id: the causes are its own, never guessed here.
+async function nightlyReports() {
+	const m = new Map();
+	for (const x of await api('/api/nightly'))
+		m.set(x.run, x.report);
+	return m;
+}
+
+// The causes kwarn nightly gave the new warnings of REP, counted:
+// "2 code, 1 compiler".
+function causeCounts(rep) {
+	const c = {};
+	for (const w of rep.new || [])
+		c[w.cause] = (c[w.cause] || 0) + 1;
+	return Object.entries(c).map(([k, v]) => v + ' ' + k).join(', ');
 }
 
 async function viewDiff(q) {
@@ -621,10 +660,10 @@ async function viewDiff(q) {
 	}
 	let cause = null;
 	if (q.get('from_run') && q.get('to_run')) {
-		const a = runs.find((r) => r.id === d.from.run), b = runs.find((r) => r.id === d.to.run);
-		if (a && b)
-			cause = el('p', {}, 'cause of the new warnings: ', el('b', { class: 'cause' },
-				nightCause(a, b)));
+		const rep = (await nightlyReports()).get(d.to.run);
+		if (rep && rep.previous_run === d.from.run && (rep.new || []).length)
+			cause = el('p', {}, 'cause of the new warnings, as kwarn nightly ' +
+				'found it: ', el('b', { class: 'cause' }, causeCounts(rep)));
 	}
 	const subs = d.subsystems.sort((a, b) => (b.new + b.fixed) - (a.new + a.fixed) ||
 		a.name.localeCompare(b.name));
@@ -653,8 +692,21 @@ async function viewDiff(q) {
 
 // ---- nightly: trees x nights ----
 
+function nightlyNews(rep) {
+	return el('ul', { class: 'night-new' }, ...rep.new.map((w) => {
+		const where = w.file + ':' + w.line + (w.function ? ' in ' + w.function + '()' : '') +
+			(w.option ? ' [' + w.option + ']' : '');
+		return el('li', { 'data-identity': w.identity || '', 'data-cause': w.cause },
+			el('span', { class: 'cause cause-' + w.cause.replace(/\W+/g, '-') }, w.cause),
+			' ', w.identity ? link('#/warning/' + enc(w.identity) + '?run=' +
+				rep.run, w.message) : w.message,
+			el('div', { class: 'where mono cut', title: where }, where));
+	}));
+}
+
 async function viewNightly() {
-	const all = (await api('/api/runs')).filter((r) => r.kind === 'nightly');
+	const [fresh, reports] = await Promise.all([api('/api/runs'), nightlyReports()]);
+	const all = fresh.filter((r) => r.kind === 'nightly');
 	const day = (r) => new Date(r.started_at * 1000).toISOString().slice(0, 10);
 	const nights = [...new Set(all.map(day))].sort();
 	const trees = [...new Set(all.map((r) => r.tree.name))].sort();
@@ -668,24 +720,31 @@ async function viewNightly() {
 			...nights.map((nt) => {
 				const here = mine.filter((r) => day(r) === nt);
 				return el('td', { class: 'night' }, ...here.map((r) => {
-					const prev = mine[mine.indexOf(r) - 1];
-					const ccChange = prev && (prev.cc || prev.compiler) !== (r.cc || r.compiler);
+					const rep = reports.get(r.id);
+					const ccChange = rep && rep.previous_compiler;
+					const news = rep && rep.new ? rep.new : [];
 					return el('div', { class: 'night-run' + (ccChange ? ' cc-change' : ''),
 						'data-run': r.id },
 					link('#/run/' + r.id, num(r.warnings)),
 					el('span', { class: 'muted' }, ' ' + ((r.cc || r.compiler || '').split(' ')[0])),
 					ccChange ? el('span', { class: 'cc-mark', title: 'compiler changed from ' +
-						(prev.cc || prev.compiler) }, ' ⚑ compiler changed') : null,
-					prev ? el('div', {}, link('#/diff?from_run=' + prev.id + '&to_run=' + r.id,
-						'vs previous night (' + nightCause(prev, r) + ')')) : null);
+						rep.previous_compiler }, ' ⚑ compiler changed') : null,
+					!rep ? el('div', { class: 'muted' }, 'no report kept by kwarn nightly') :
+						el('div', {}, news.length + ' new' +
+							(news.length ? ' (' + causeCounts(rep) + ')' : ''),
+						rep.previous_run ? ' · ' : null,
+						rep.previous_run ? link('#/diff?from_run=' + rep.previous_run +
+							'&to_run=' + r.id, 'vs previous night') : null),
+					news.length ? nightlyNews(rep) : null);
 				}));
 			}));
 	});
 	show(card('Nightly runs: trees × nights', el('div', { class: 'scroll' },
 		el('table', { id: 'nightly' }, el('thead', {}, el('tr', {}, el('th', {}, 'tree'),
 			...nights.map((nt) => el('th', {}, nt)))), el('tbody', {}, ...rows))),
-	el('p', { class: 'muted' }, 'Each count links to the night\'s run; "vs previous night" ' +
-		'lists its new warnings and their cause.')));
+	el('p', { class: 'muted' }, 'Each count links to the night\'s run; the new warnings ' +
+		'of a night carry the cause kwarn nightly gave them (code, compiler, ' +
+		'or newer tree).')));
 }
 
 // ---- warnings at a commit ----
