@@ -52,6 +52,15 @@ static int tree_lock(const char *dir)
 		goto out;
 	if (util_lock(&fd, path, 1))
 		fd = -1;
+	/*
+	 * Every child inherits the lock: the compilers that make started
+	 * outlive a kwarn killed with -9 (make dies with kwarn, its
+	 * recipes do not), and the next kwarn must not check out files
+	 * under them, nor take their build directory, until they are done.
+	 */
+	if (fd >= 0 && fcntl(fd, F_SETFD, 0))
+		warning("cannot pass the lock '%s' to the build: %s", path,
+			strerror(errno));
 out:
 	free(path);
 	free(parent);

@@ -191,7 +191,8 @@ int util_lock(int *fd_out, const char *path, int wait)
 		close(fd);
 		return 1;
 	}
-	fprintf(stderr, "kwarn: waiting for '%s', held by another kwarn\n",
+	fprintf(stderr,
+		"kwarn: waiting for '%s', held by another kwarn (or by the compilers of one that was killed)\n",
 		path);
 	while (flock(fd, LOCK_EX)) {
 		if (errno == EINTR)
