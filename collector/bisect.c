@@ -15,7 +15,6 @@
  * moved by other commits is the same warning.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include "query.h"
 #include "db.h"
 #include "ident.h"
+#include "options.h"
 #include "parse.h"
 #include "srctree.h"
 #include "util.h"
@@ -471,61 +471,45 @@ out:
 	return ret;
 }
 
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: kwarn bisect --db FILE --warning ID"
-		" [--repo PATH] [--good REF] [--bad REF] [--dir DIR]\n");
-}
+static const char *const bisect_usage[] = {
+	"kwarn bisect --db FILE --warning ID [--repo PATH] [--good REF] [--bad REF] [--dir DIR]",
+	NULL,
+};
 
 int cmd_bisect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "warning", required_argument, NULL, 'w' },
-		{ "repo", required_argument, NULL, 'r' },
-		{ "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'b' },
-		{ "dir", required_argument, NULL, 'D' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = NULL, *id = NULL, *repo = NULL, *dir = NULL;
+	const char *good = NULL, *bad = NULL;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_STRING(0, "warning", &id, "ID",
+			   "the warning's identity, as the report and the API give it"),
+		OPT_STRING(0, "repo", &repo, "PATH",
+			   "the git repository (default: the run's)"),
+		OPT_STRING(0, "good", &good, "REF",
+			   "a commit without the warning (default: the point before)"),
+		OPT_STRING(0, "bad", &bad, "REF",
+			   "a commit with it (default: where it is new)"),
+		OPT_STRING(0, "dir", &dir, "DIR",
+			   "where the clone, its build and the step log go, kept (default: a temporary one)"),
+		OPT_END,
+	};
 	struct bisect b = { 0 };
 	sqlite3 *db = NULL;
 	size_t first;
 	long lo;
-	int c, ambiguous, ret = 2;
+	int argi, rc, ambiguous, ret = 2;
 
 	b.fp = stdout;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'w':
-			id = optarg;
-			break;
-		case 'r':
-			repo = optarg;
-			break;
-		case 'g':
-			b.good = xstrdup(optarg);
-			break;
-		case 'b':
-			b.bad = xstrdup(optarg);
-			break;
-		case 'D':
-			dir = optarg;
-			break;
-		default:
-			usage();
-			goto out;
-		}
+	rc = opt_parse(&argi, argc, argv, opts, bisect_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!dbpath || !id || argi != argc) {
+		opt_usage(stderr, opts, bisect_usage);
+		return 2;
 	}
-	if (!dbpath || !id || optind != argc) {
-		usage();
-		goto out;
-	}
+	b.good = good ? xstrdup(good) : NULL;
+	b.bad = bad ? xstrdup(bad) : NULL;
 	if (db_open(&db, dbpath, DB_READ_ONLY) ||
 	    bisect_warning(&first, &lo, &ambiguous, &b, db, id, repo, dir))
 		goto out;

@@ -4,21 +4,22 @@
  * line per site, with the compilers that warn there; --only gcc, clang
  * or both asks for the sites one compiler family alone reports, or both.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "db.h"
 #include "kwarn.h"
+#include "options.h"
 #include "query.h"
 #include "util.h"
 #include "banned.h"
 
-static void sites_usage(void)
-{
-	fprintf(stderr, "usage: kwarn sites --db FILE [--run ID] [--position N]"
-			" [--only gcc|clang|both] [--format text|json]\n");
-}
+static const char *const sites_usage[] = {
+	"kwarn sites --db FILE [--run ID] [--position N] [--only gcc|clang|both] [--format text|json]",
+	NULL,
+};
+static const char *const onlies[] = { "gcc", "clang", "both", NULL };
+static const char *const formats[] = { "text", "json", NULL };
 
 static void sites_print_text(FILE *fp, json_t *sites)
 {
@@ -41,75 +42,43 @@ static void sites_print_text(FILE *fp, json_t *sites)
 
 int cmd_sites(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "position", required_argument, NULL, 'p' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dbpath = NULL, *only = NULL, *format = "text";
-	long long run = -1;
-	long pos = -1, v;
+	long run = -1, pos = -1;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
+		OPT_LONG(0, "run", &run, "ID",
+			 "a run of the campaign (default: the newest)", 1,
+			 1L << 40),
+		OPT_LONG(0, "position", &pos, "N",
+			 "the point (default: the last built one)", 0,
+			 1L << 30),
+		OPT_CHOICE(0, "only", &only, "WHO",
+			   "sites only gcc, only clang, or both report", onlies),
+		OPT_CHOICE(0, "format", &format, "F", "output", formats),
+		OPT_END,
+	};
+	long long run_id;
 	sqlite3 *db = NULL;
 	json_t *sites = NULL;
-	int c, ret = 2;
+	int argi, rc, ret = 2;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dbpath = optarg;
-			break;
-		case 'r':
-			if (util_parse_long(&v, optarg, 1, 1L << 40)) {
-				error("--run must be a run id, not '%s'",
-				      optarg);
-				return 2;
-			}
-			run = v;
-			break;
-		case 'p':
-			if (util_parse_long(&v, optarg, 0, 1L << 30)) {
-				error("--position must be 0 or more, not '%s'",
-				      optarg);
-				return 2;
-			}
-			pos = v;
-			break;
-		case 'o':
-			only = optarg;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		default:
-			sites_usage();
-			return 2;
-		}
-	}
-	if (!dbpath || optind != argc) {
-		sites_usage();
+	rc = opt_parse(&argi, argc, argv, opts, sites_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!dbpath || argi != argc) {
+		opt_usage(stderr, opts, sites_usage);
 		return 2;
 	}
-	if (only && strcmp(only, "gcc") && strcmp(only, "clang") &&
-	    strcmp(only, "both")) {
-		error("--only must be gcc, clang or both, not '%s'", only);
-		return 2;
-	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("--format must be text or json, not '%s'", format);
-		return 2;
-	}
+	run_id = run;
 	if (db_open(&db, dbpath, DB_READ_ONLY))
 		return 2;
-	if (run < 0 && query_last_run(&run, db))
+	if (run_id < 0 && query_last_run(&run_id, db))
 		goto out;
-	if (run < 0) {
+	if (run_id < 0) {
 		error("'%s' has no run", dbpath);
 		goto out;
 	}
-	if (query_sites(&sites, db, run, pos, only))
+	if (query_sites(&sites, db, run_id, pos, only))
 		goto out;
 	if (!strcmp(format, "json")) {
 		json_dumpf(sites, stdout, JSON_INDENT(2));

@@ -70,7 +70,6 @@ const char *util_cache_dir(void);
 
 /*
  * Hex SHA-256 of a file into out[65].  Returns 0 or -1 (reported).
- * Implemented in sha256.c.
  */
 int util_sha256_file(char out[65], const char *path);
 /* Hex SHA-256 of a buffer into out[65]. */

@@ -641,6 +641,11 @@ static long read_at(const struct cls *c, const struct store *s, long from,
  */
 static int leaves_early(const struct cls *c, long from, long to, int only_break)
 {
+	/*
+	 * XXX: braces nested deeper than 64 are counted but not remembered:
+	 * a break that deep is taken as leaving the case even inside a
+	 * loop.  No kernel switch nests that deep.
+	 */
 	int stack[64], depth = 0, pending = 0, paren = 0;
 
 	for (long i = from; i < to; i++) {

@@ -318,6 +318,12 @@ int maint_entry_matches(const struct maint *m, size_t idx, const char *file)
 size_t maint_match(size_t *out, size_t max, const struct maint *m,
 		   const char *file)
 {
+	/*
+	 * XXX: at most 64 entries are ranked: with MAX over 64 a file's
+	 * 65th entry and later are not stored (the count returned still
+	 * says how many matched).  Every caller asks for 64; no kernel
+	 * file is in more than about 20 entries.
+	 */
 	int depths[64];
 	size_t n = 0;
 

@@ -5,8 +5,6 @@
 /*
  * The MAINTAINERS matcher, shared by kwarn-server (subsystem filters) and
  * kwarn report --format mail (To: and Cc:).
- * XXX: shared code in server/ until lib/ lands; it needs nothing of the
- * server's.
  */
 
 #include <stddef.h>
