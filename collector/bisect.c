@@ -482,16 +482,19 @@ int cmd_bisect(int argc, char **argv)
 	const char *good = NULL, *bad = NULL;
 	const struct opt opts[] = {
 		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
-		OPT_STRING(0, "warning", &id, "ID",
-			   "the warning's identity, as the report and the API give it"),
+		OPT_STRING(
+			0, "warning", &id, "ID",
+			"the warning's identity, as the report and the API give it"),
 		OPT_STRING(0, "repo", &repo, "PATH",
 			   "the git repository (default: the run's)"),
-		OPT_STRING(0, "good", &good, "REF",
-			   "a commit without the warning (default: the point before)"),
+		OPT_STRING(
+			0, "good", &good, "REF",
+			"a commit without the warning (default: the point before)"),
 		OPT_STRING(0, "bad", &bad, "REF",
 			   "a commit with it (default: where it is new)"),
-		OPT_STRING(0, "dir", &dir, "DIR",
-			   "where the clone, its build and the step log go, kept (default: a temporary one)"),
+		OPT_STRING(
+			0, "dir", &dir, "DIR",
+			"where the clone, its build and the step log go, kept (default: a temporary one)"),
 		OPT_END,
 	};
 	struct bisect b = { 0 };

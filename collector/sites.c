@@ -53,7 +53,8 @@ int cmd_sites(int argc, char **argv)
 			 "the point (default: the last built one)", 0,
 			 1L << 30),
 		OPT_CHOICE(0, "only", &only, "WHO",
-			   "sites only gcc, only clang, or both report", onlies),
+			   "sites only gcc, only clang, or both report",
+			   onlies),
 		OPT_CHOICE(0, "format", &format, "F", "output", formats),
 		OPT_END,
 	};

@@ -233,3 +233,131 @@ int ident_fingerprint_key(long long *out, const char *fp)
 	memcpy(out, &k, sizeof(*out));
 	return 0;
 }
+
+/*
+ * A map from 16-byte keys (the first 128 bits of a SHA-256) to integers,
+ * sized for a build with a million distinct warnings in well under the
+ * 64 MB an ingest may use: entries are stored densely (24 bytes each,
+ * grown by realloc, which moves large blocks without copying) and found
+ * through an open-addressing table of 4-byte entry numbers.
+ */
+static size_t hmap_hash(const unsigned char key[IDENT_HKEY])
+{
+	uint64_t h;
+
+	/* the key is already uniform; mix anyway, for keys that are not */
+	memcpy(&h, key, sizeof(h));
+	h ^= h >> 31;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of KEY: its entry, or the free slot where it would go. */
+static uint32_t *hmap_slot(const struct ident_hmap *m,
+			   const unsigned char key[IDENT_HKEY])
+{
+	for (size_t i = hmap_hash(key) & (m->cap - 1);;
+	     i = (i + 1) & (m->cap - 1)) {
+		uint32_t s = m->slots[i];
+
+		if (!s || !memcmp(m->e[s - 1].key, key, IDENT_HKEY))
+			return &m->slots[i];
+	}
+}
+
+static void hmap_grow(struct ident_hmap *m)
+{
+	free(m->slots);
+	m->cap = m->cap ? m->cap * 2 : 1024;
+	m->slots = xcalloc(m->cap, sizeof(*m->slots));
+	for (size_t i = 0; i < m->n; i++)
+		*hmap_slot(m, m->e[i].key) = (uint32_t)(i + 1);
+}
+
+/* The value for KEY, or -1. */
+static long long hmap_get(const struct ident_hmap *m,
+			  const unsigned char key[IDENT_HKEY])
+{
+	uint32_t s;
+
+	if (!m->cap)
+		return -1;
+	s = *hmap_slot(m, key);
+	return s ? m->e[s - 1].val : -1;
+}
+
+static void hmap_put(struct ident_hmap *m, const unsigned char key[IDENT_HKEY],
+		     long long val)
+{
+	uint32_t *s;
+
+	/* load factor at most 3/4 */
+	if ((m->n + 1) * 4 > m->cap * 3)
+		hmap_grow(m);
+	s = hmap_slot(m, key);
+	if (!*s) {
+		if (m->n == m->alloc) {
+			m->alloc = m->alloc ? m->alloc + m->alloc / 2 : 1024;
+			m->e = xrealloc(m->e, m->alloc * sizeof(*m->e));
+		}
+		memcpy(m->e[m->n].key, key, IDENT_HKEY);
+		*s = (uint32_t)++m->n;
+	}
+	m->e[*s - 1].val = val;
+}
+
+static void hmap_free(struct ident_hmap *m)
+{
+	free(m->e);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Mix line and column into a copy of the key hash. */
+static void placed_key(unsigned char out[32], const unsigned char kh[32],
+		       long line, long col)
+{
+	unsigned long long l = (unsigned long long)line * 0x9e3779b97f4a7c15ull,
+			   c = (unsigned long long)col * 0xc2b2ae3d27d4eb4full;
+
+	memcpy(out, kh, 32);
+	for (int i = 0; i < 8; i++) {
+		out[i] ^= (unsigned char)(l >> (8 * i));
+		out[8 + i] ^= (unsigned char)(c >> (8 * i));
+	}
+	out[31] ^= 0x5a;
+}
+
+long long ident_places_find(const struct ident_places *p,
+			    const unsigned char kh[32], long line, long col)
+{
+	unsigned char pk[32];
+
+	placed_key(pk, kh, line, col);
+	return hmap_get(&p->placed, pk);
+}
+
+long ident_places_ordinal(struct ident_places *p, const unsigned char kh[32])
+{
+	long long ordinal = hmap_get(&p->ordinals, kh);
+
+	if (ordinal < 0)
+		ordinal = 0;
+	hmap_put(&p->ordinals, kh, ordinal + 1);
+	return (long)ordinal;
+}
+
+void ident_places_put(struct ident_places *p, const unsigned char kh[32],
+		      long line, long col, long long id)
+{
+	unsigned char pk[32];
+
+	placed_key(pk, kh, line, col);
+	hmap_put(&p->placed, pk, id);
+}
+
+void ident_places_release(struct ident_places *p)
+{
+	hmap_free(&p->placed);
+	hmap_free(&p->ordinals);
+}

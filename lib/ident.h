@@ -10,6 +10,9 @@
  * column are not part of it, so moving code does not make a warning new.
  */
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "parse.h"
 
 /* What a fingerprint is computed from; strings may be NULL. */
@@ -66,5 +69,47 @@ void ident_fingerprint(char out[65], const unsigned char keyhash[32],
  * 16 lower-case hex digits.
  */
 int ident_fingerprint_key(long long *out, const char *fp);
+
+/*
+ * The ordinal rule of one build.  A warning printed again at the same
+ * (key, line, column) is the same warning (a header's warning seen from
+ * several objects, a static inline's from every user); identical keys
+ * at other places are told apart by ordinals 0, 1, 2... in the order a
+ * build meets them.  Zero-initialise one per build; release it with
+ * ident_places_release().  Sized for a million distinct warnings in well
+ * under the 64 MB an ingest may use.
+ */
+#define IDENT_HKEY 16
+
+struct ident_hentry {
+	unsigned char key[IDENT_HKEY];
+	long long val;
+};
+
+struct ident_hmap {
+	struct ident_hentry *e; /* e[0..n) */
+	size_t n, alloc;
+	uint32_t *slots; /* entry number + 1, or 0 when free */
+	size_t cap; /* a power of two */
+};
+
+struct ident_places {
+	struct ident_hmap placed; /* key hash ^ line/col -> identity id */
+	struct ident_hmap ordinals; /* key hash -> next ordinal */
+};
+
+/* The identity placed at (KH, LINE, COL) in this build, or -1. */
+long long ident_places_find(const struct ident_places *p,
+			    const unsigned char kh[32], long line, long col);
+
+/* The ordinal of the next warning of key hash KH met elsewhere, counted. */
+long ident_places_ordinal(struct ident_places *p, const unsigned char kh[32]);
+
+/* Remember that (KH, LINE, COL) is identity ID in this build. */
+void ident_places_put(struct ident_places *p, const unsigned char kh[32],
+		      long line, long col, long long id);
+
+/* Free what P holds and leave it empty; P may be empty already. */
+void ident_places_release(struct ident_places *p);
 
 #endif

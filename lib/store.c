@@ -14,97 +14,6 @@
 #include "banned.h"
 
 /*
- * A map from 16-byte keys (the first 128 bits of a SHA-256) to integers,
- * sized for a build with a million distinct warnings in well under the
- * 64 MB an ingest may use: entries are stored densely (24 bytes each,
- * grown by realloc, which moves large blocks without copying) and found
- * through an open-addressing table of 4-byte entry numbers.
- */
-#define HKEY 16
-
-struct hentry {
-	unsigned char key[HKEY];
-	long long val;
-};
-
-struct hmap {
-	struct hentry *e; /* e[0..n) */
-	size_t n, alloc;
-	uint32_t *slots; /* entry number + 1, or 0 when free */
-	size_t cap; /* a power of two */
-};
-
-static size_t hmap_hash(const unsigned char key[HKEY])
-{
-	uint64_t h;
-
-	/* the key is already uniform; mix anyway, for keys that are not */
-	memcpy(&h, key, sizeof(h));
-	h ^= h >> 31;
-	h *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(h ^ (h >> 29));
-}
-
-/* The slot of KEY: its entry, or the free slot where it would go. */
-static uint32_t *hmap_slot(const struct hmap *m, const unsigned char key[HKEY])
-{
-	for (size_t i = hmap_hash(key) & (m->cap - 1);;
-	     i = (i + 1) & (m->cap - 1)) {
-		uint32_t s = m->slots[i];
-
-		if (!s || !memcmp(m->e[s - 1].key, key, HKEY))
-			return &m->slots[i];
-	}
-}
-
-static void hmap_grow(struct hmap *m)
-{
-	free(m->slots);
-	m->cap = m->cap ? m->cap * 2 : 1024;
-	m->slots = xcalloc(m->cap, sizeof(*m->slots));
-	for (size_t i = 0; i < m->n; i++)
-		*hmap_slot(m, m->e[i].key) = (uint32_t)(i + 1);
-}
-
-/* The value for KEY, or -1. */
-static long long hmap_get(const struct hmap *m, const unsigned char key[HKEY])
-{
-	uint32_t s;
-
-	if (!m->cap)
-		return -1;
-	s = *hmap_slot(m, key);
-	return s ? m->e[s - 1].val : -1;
-}
-
-static void hmap_put(struct hmap *m, const unsigned char key[HKEY],
-		     long long val)
-{
-	uint32_t *s;
-
-	/* load factor at most 3/4 */
-	if ((m->n + 1) * 4 > m->cap * 3)
-		hmap_grow(m);
-	s = hmap_slot(m, key);
-	if (!*s) {
-		if (m->n == m->alloc) {
-			m->alloc = m->alloc ? m->alloc + m->alloc / 2 : 1024;
-			m->e = xrealloc(m->e, m->alloc * sizeof(*m->e));
-		}
-		memcpy(m->e[m->n].key, key, HKEY);
-		*s = (uint32_t)++m->n;
-	}
-	m->e[*s - 1].val = val;
-}
-
-static void hmap_free(struct hmap *m)
-{
-	free(m->e);
-	free(m->slots);
-	memset(m, 0, sizeof(*m));
-}
-
-/*
  * Object path -> id, for the build being written: diagnostics name their
  * object far more often than there are objects, and a look-up here costs
  * less than the SELECT it saves.  Direct-mapped and of fixed size, so
@@ -199,8 +108,7 @@ struct build_writer {
 	int failed;
 	int carried; /* diagnostics added now are carried */
 	unsigned long unparsed;
-	struct hmap placed; /* key hash ^ line/col -> identity id */
-	struct hmap ordinals; /* key hash -> next ordinal */
+	struct ident_places places; /* the ordinal rule of this build */
 	struct objcache objects; /* objects of this build, path -> id */
 };
 
@@ -462,41 +370,22 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 	return id;
 }
 
-/* Mix line and column into a copy of the key hash. */
-static void placed_key(unsigned char out[32], const unsigned char kh[32],
-		       long line, long col)
-{
-	unsigned long long l = (unsigned long long)line * 0x9e3779b97f4a7c15ull,
-			   c = (unsigned long long)col * 0xc2b2ae3d27d4eb4full;
-
-	memcpy(out, kh, 32);
-	for (int i = 0; i < 8; i++) {
-		out[i] ^= (unsigned char)(l >> (8 * i));
-		out[8 + i] ^= (unsigned char)(c >> (8 * i));
-	}
-	out[31] ^= 0x5a;
-}
-
-/* The identity of D: the same (key, line, col) in one build is one. */
+/* The identity of D, by the ordinal rule of ident.h. */
 static long long identity_of(struct build_writer *w, const struct diag *d)
 {
 	sqlite3_stmt *st = w->st[ST_IDENT], *get = w->st[ST_IDENT_GET];
 	struct ident_key k;
-	unsigned char kh[32], pk[32];
+	unsigned char kh[32];
 	char fp[65];
 	long long id, ordinal, fp_key;
 	char *site = NULL;
 
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
-	placed_key(pk, kh, d->line, d->col);
-	id = hmap_get(&w->placed, pk);
+	id = ident_places_find(&w->places, kh, d->line, d->col);
 	if (id >= 0)
 		goto out;
-	ordinal = hmap_get(&w->ordinals, kh);
-	if (ordinal < 0)
-		ordinal = 0;
-	hmap_put(&w->ordinals, kh, ordinal + 1);
+	ordinal = ident_places_ordinal(&w->places, kh);
 	/*
 	 * Each ordinal of a key is used once per build, so this fingerprint
 	 * is new here: no cache, the database finds older builds' row.
@@ -531,7 +420,7 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	sqlite3_reset(st);
 place:
 	if (id >= 0)
-		hmap_put(&w->placed, pk, id);
+		ident_places_put(&w->places, kh, d->line, d->col, id);
 out:
 	ident_key_release(&k);
 	free(site);
@@ -729,8 +618,7 @@ static void bw_free(struct build_writer *w)
 {
 	for (int i = 0; i < ST_MAX; i++)
 		sqlite3_finalize(w->st[i]);
-	hmap_free(&w->placed);
-	hmap_free(&w->ordinals);
+	ident_places_release(&w->places);
 	objcache_clear(&w->objects);
 	free(w);
 }
