@@ -417,7 +417,7 @@ static int previous_of(long long *prev, sqlite3 *db, long long run,
 static const char *const nightly_usage[] = {
 	"kwarn nightly --db FILE [--trees DIR] [--config FRAG]... [--level N] [-j N]",
 	"              [--series FILE|none] [--no-boot] [--repo PATH --ref BRANCH]",
-	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]",
+	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]...",
 	"              [--cc NAME]... [--warnings W=N,-Wflag...] [--targets OBJ,...]",
 	"              [--mail FILE]",
 	NULL,
@@ -425,7 +425,11 @@ static const char *const nightly_usage[] = {
 
 static const char *const nightly_formats[] = { "text", "json", NULL };
 
-int cmd_nightly(int argc, char **argv)
+/*
+ * One nightly for one architecture (ARGV holds at most one --arch);
+ * with MAIL_APPEND, --mail adds to the file instead of writing it anew.
+ */
+static int nightly_one(int argc, char **argv, int mail_append)
 {
 	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
 	const char *repo = NULL, *ref = NULL, *format = "text",
@@ -470,7 +474,7 @@ int cmd_nightly(int argc, char **argv)
 		OPT_CHOICE(0, "format", &format, "F", "the report",
 			   nightly_formats),
 		OPT_STRING(0, "arch", &arch_name, "ARCH",
-			   "x86_64 or arm64 (default: x86_64)"),
+			   "x86_64 or arm64 (default: x86_64); repeatable"),
 		OPT_LIST(0, "cc", &cc_args, "NAME",
 			 "a compiler of the matrix (gcc, clang-16, ...)"),
 		OPT_STRING(0, "warnings", &q.warnings, "SPEC",
@@ -793,7 +797,7 @@ int cmd_nightly(int argc, char **argv)
 	}
 	if (mail) {
 		/* one message per tree (and compiler) with something new */
-		FILE *fp = fopen(mail, "w");
+		FILE *fp = fopen(mail, mail_append ? "a" : "w");
 		size_t i;
 		json_t *e;
 		int bad = !fp;
@@ -850,4 +854,75 @@ out:
 	json_decref(report);
 	json_decref(failures);
 	return ret;
+}
+
+/* Is ARG the option --arch: *value_next when its value is the next word. */
+static int is_arch_opt(const char *arg, int *value_next)
+{
+	*value_next = !strcmp(arg, "--arch");
+	return *value_next || !strncmp(arg, "--arch=", 7);
+}
+
+/*
+ * --arch is repeatable: the nightly runs once per architecture, in the
+ * order given, into the same database (and the same --mail file), and
+ * exits with the worst outcome: 2 over 1 over 0.  With --format json
+ * that is one report per architecture, one after the other.
+ */
+int cmd_nightly(int argc, char **argv)
+{
+	const char *arches[8];
+	char **one = NULL;
+	size_t narch = 0;
+	int n, next, worst = 0;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!is_arch_opt(argv[i], &next))
+			continue;
+		if (next && i + 1 >= argc)
+			break; /* the option parser says what is missing */
+		if (narch == ARRAY_SIZE(arches)) {
+			error("at most %zu --arch", ARRAY_SIZE(arches));
+			return 2;
+		}
+		arches[narch++] = next ? argv[++i] : argv[i] + 7;
+	}
+	if (narch < 2)
+		return nightly_one(argc, argv, 0);
+	for (size_t a = 0; a < narch; a++) {
+		if (!arch_find(arches[a])) {
+			error("unknown architecture '%s' (--arch takes %s)",
+			      arches[a], arch_names());
+			return 2;
+		}
+		for (size_t b = 0; b < a; b++)
+			if (!strcmp(arches[a], arches[b])) {
+				error("--arch %s is given twice", arches[a]);
+				return 2;
+			}
+	}
+	one = xcalloc((size_t)argc + 3, sizeof(*one));
+	for (size_t a = 0; a < narch; a++) {
+		int rc, opts = 1;
+
+		n = 0;
+		for (int i = 0; i < argc; i++) {
+			if (!strcmp(argv[i], "--"))
+				opts = 0;
+			if (i && opts && is_arch_opt(argv[i], &next)) {
+				i += next;
+				continue;
+			}
+			one[n++] = argv[i];
+		}
+		one[n++] = (char *)"--arch";
+		one[n++] = (char *)(uintptr_t)arches[a];
+		one[n] = NULL;
+		fprintf(stderr, "kwarn: nightly: architecture %s\n", arches[a]);
+		rc = nightly_one(n, one, a > 0);
+		if (rc == 2 || (rc == 1 && worst == 0))
+			worst = rc;
+	}
+	free(one);
+	return worst;
 }
