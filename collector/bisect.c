@@ -5,13 +5,15 @@
  * each step, in a checkout of the tree's repository and an output
  * directory of our own with the build's stored .config (the first step
  * runs kbuild's prepare, the next ones compile one file): log2(N) object
- * builds instead of log2(N) kernels.  The object file is removed before
- * each build, so gcc runs even when the step changed none of its inputs.
+ * builds instead of log2(N) kernels, with the build's own compiler and
+ * make variables (the reproducer's, repro.h).  The object file is removed
+ * before each build, so the compiler runs even when the step changed none
+ * of its inputs.
  * The worktree is a `git clone --shared` of the repository: the user's
  * repository (or kwarn's cache) is only read.
  * A commit where the object does not build is skipped, as `git bisect
- * skip` does, and said so.  A warning is present at a step when gcc
- * prints a diagnostic with the stored identity (ident.h), so a line
+ * skip` does, and said so.  A warning is present at a step when the
+ * compiler prints a diagnostic with the stored identity (ident.h), so a line
  * moved by other commits is the same warning.
  */
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include "ident.h"
 #include "options.h"
 #include "parse.h"
+#include "repro.h"
 #include "srctree.h"
 #include "util.h"
 #include "banned.h"
@@ -37,7 +40,7 @@ struct bisect {
 	/* the warning */
 	char fingerprint[65];
 	char *object, *config, *good, *bad;
-	int level;
+	struct repro_vars vars; /* the build's make variables */
 	/* where we build */
 	char *git_dir, *dir, *src, *out, *log;
 	char **commits; /* good..bad, oldest first, bad last */
@@ -112,22 +115,23 @@ static enum step test_commit(struct bisect *b, size_t i)
 	const char *co[] = { "git",	"-C",	    b->src,	   "checkout",
 			     "--quiet", "--detach", b->commits[i], NULL };
 	char *obj = xstrfmt("%s/%s", b->out, b->object);
-	char *lvl = xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d", b->level);
-	const char *mk[] = { "make",
-			     "-C",
-			     b->src,
-			     "O=../build",
-			     "CC=gcc",
-			     lvl,
-			     "CONFIG_CC_IMPLICIT_FALLTHROUGH=",
-			     b->object,
-			     NULL };
+	const char *mk[16];
+	size_t k = 0;
 	char *text = NULL, *prefix = xstrfmt("%s/", b->src);
 	size_t len = 0;
 	struct parser *p;
 	enum step s = STEP_SKIP;
 	int rc;
 
+	/* the reproducer's make line (repro.h): the build's compiler and flags */
+	mk[k++] = "make";
+	mk[k++] = "-C";
+	mk[k++] = b->src;
+	mk[k++] = "O=../build";
+	for (size_t v = 0; v < b->vars.nr; v++)
+		mk[k++] = b->vars.words[v];
+	mk[k++] = b->object;
+	mk[k] = NULL;
 	if (util_run(co, NULL, "/dev/null", b->log)) {
 		error("cannot check out %s in '%s'", b->commits[i], b->src);
 		goto out;
@@ -150,7 +154,6 @@ static enum step test_commit(struct bisect *b, size_t i)
 	s = b->found ? STEP_PRESENT : STEP_ABSENT;
 out:
 	free(obj);
-	free(lvl);
 	free(text);
 	free(prefix);
 	return s;
@@ -235,16 +238,21 @@ static int load_warning(struct bisect *b, sqlite3 *db, const char *id,
 		b->bad = xstrdup(db_col_text(st, 3));
 	if (!b->good && sqlite3_column_type(st, 4) != SQLITE_NULL)
 		b->good = xstrdup(db_col_text(st, 4));
-	{
+	if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+		b->config = xstrfmt("%s/.config", db_col_text(st, 11));
+	} else {
+		/* a build stored before its directory was */
 		const char *image = (const char *)sqlite3_column_text(st, 5);
 		size_t n = 0;
 
 		if (arch_of_image(image, &n))
 			b->config = xstrfmt("%.*s/.config", (int)n, image);
 	}
-	b->level = sqlite3_column_type(st, 6) == SQLITE_NULL ?
-			   3 :
-			   sqlite3_column_int(st, 6);
+	repro_vars_init(&b->vars, (const char *)sqlite3_column_text(st, 12),
+			(const char *)sqlite3_column_text(st, 13),
+			sqlite3_column_type(st, 6) == SQLITE_NULL ?
+				3 :
+				sqlite3_column_int(st, 6));
 	if (repo)
 		b->git_dir = xstrfmt("%s/.git", repo);
 	else
@@ -360,6 +368,7 @@ static void bisect_release(struct bisect *b, int keep)
 	free(b->seen);
 	free(b->object);
 	free(b->config);
+	repro_vars_release(&b->vars);
 	free(b->good);
 	free(b->bad);
 	free(b->git_dir);

@@ -85,25 +85,69 @@ static json_t *checkout_of(json_t *e, json_t *info, char *id)
 	return c;
 }
 
-/* The make line kwarn ran for the image, as the reproducer quotes it. */
+/* The build's architecture: stored, or its image's; the host's. */
+static const struct arch *arch_of_build(json_t *build)
+{
+	const struct arch *a = arch_find(report_str(build, "arch"));
+
+	if (!a)
+		a = arch_of_image(report_str(build, "image"), NULL);
+	return a ? a : arch_host();
+}
+
+/*
+ * The make line kwarn ran for the image, quoted as the reproducer quotes
+ * it: the build's own variables (repro.h), CC behind kwarn-cc.
+ */
 static char *command_of(json_t *build)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *image = report_str(build, "image");
+	const char *flags = report_str(build, "flags");
+	const char *targets = report_str(build, "targets");
+	const struct arch *a = arch_of_build(build);
+	struct repro_vars v;
 	size_t n = 0;
-	const struct arch *a = arch_of_image(image, &n);
-	char *dir = a ? xstrndup(image, n) : xstrdup("BUILD"), *o;
+	char *dir, *w;
 
-	o = xstrfmt("O=%s", dir);
+	dir = *report_str(build, "build_dir") ?
+		      xstrdup(report_str(build, "build_dir")) :
+	      arch_of_image(image, &n) ? xstrndup(image, n) :
+					 xstrdup("BUILD");
+	repro_vars_init(&v, *flags ? flags : NULL,
+			report_str(build, "toolchain"),
+			json_is_integer(json_object_get(build, "level")) ?
+				(int)jint(build, "level") :
+				-1);
 	strbuf_addstr(&sb, "make ");
-	repro_quote(&sb, o);
-	strbuf_addstr(&sb, " 'CC=kwarn-cc gcc'");
-	if (json_is_integer(json_object_get(build, "level")))
-		strbuf_addf(&sb, " KCFLAGS=-Wimplicit-fallthrough=%lld",
-			    jint(build, "level"));
-	strbuf_addf(&sb, " CONFIG_CC_IMPLICIT_FALLTHROUGH= %s",
-		    a ? a->target : "bzImage");
-	free(o);
+	w = xstrfmt("O=%s", dir);
+	repro_quote(&sb, w);
+	free(w);
+	strbuf_addch(&sb, ' ');
+	w = xstrfmt("CC=kwarn-cc %s", v.cc);
+	repro_quote(&sb, w);
+	free(w);
+	/* words[0] is CC= */
+	for (size_t i = 1; i < v.nr; i++) {
+		strbuf_addch(&sb, ' ');
+		repro_quote(&sb, v.words[i]);
+	}
+	if (*targets) {
+		/* --targets: these objects, no image */
+		for (const char *p = targets; *p;) {
+			size_t len = strcspn(p, ",");
+			char *t = xstrndup(p, len);
+
+			strbuf_addch(&sb, ' ');
+			repro_quote(&sb, t);
+			free(t);
+			p += len;
+			p += *p == ',';
+		}
+	} else {
+		strbuf_addf(&sb, " %s", a->target);
+	}
+	repro_vars_release(&v);
 	free(dir);
 	return strbuf_detach(&sb, NULL);
 }
@@ -127,11 +171,8 @@ static json_t *build_of(json_t *e, json_t *build, const char *checkout_id,
 	if (strcmp(status, "ingested")) {
 		char *cmd = command_of(build);
 
-		const struct arch *a =
-			arch_of_image(report_str(build, "image"), NULL);
-
 		json_object_set_new(b, "architecture",
-				    json_string(a ? a->name : "x86_64"));
+				    json_string(arch_of_build(build)->name));
 		json_object_set_new(b, "command", json_string(cmd));
 		free(cmd);
 		json_object_set_new(

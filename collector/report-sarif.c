@@ -2,8 +2,8 @@
 /*
  * kwarn report --format sarif: the run as a SARIF 2.1.0 log (OASIS), the
  * format code-scanning tools and editors read.  One SARIF run per built
- * point with gcc as tool.driver and one rule per -W option; each warning
- * is a result with its place relative to the tree root (uriBaseId
+ * point with the compiler (gcc or clang) as tool.driver and one rule per
+ * -W option; each warning is a result with its place relative to the tree root (uriBaseId
  * SRCROOT), its notes as relatedLocations, its function as a
  * logicalLocation, kwarn's identity as a partial fingerprint, and its
  * baselineState against the previous point: new, unchanged, or absent
@@ -87,7 +87,8 @@ static const char *rule_id(json_t *w)
 }
 
 /* The index of rule ID in RULES, added (with INDEX) when new. */
-static size_t rule_index(json_t *rules, json_t *index, const char *id)
+static size_t rule_index(json_t *rules, json_t *index, const char *id,
+			 int clang)
 {
 	json_t *r, *at = json_object_get(index, id), *help;
 	char *desc;
@@ -97,9 +98,12 @@ static size_t rule_index(json_t *rules, json_t *index, const char *id)
 	r = json_object();
 	json_object_set_new(r, "id", json_string(id));
 	if (!strncmp(id, "-W", 2)) {
-		desc = xstrfmt("gcc warning option %s", id);
-		help = json_string("https://gcc.gnu.org/onlinedocs/gcc/"
-				   "Warning-Options.html");
+		desc = xstrfmt("%s warning option %s", clang ? "clang" : "gcc",
+			       id);
+		help = json_string(clang ? "https://clang.llvm.org/docs/"
+					   "DiagnosticsReference.html" :
+					   "https://gcc.gnu.org/onlinedocs/gcc/"
+					   "Warning-Options.html");
 	} else {
 		desc = xstrfmt("%s diagnostics without a -W option", id);
 		help = NULL;
@@ -123,12 +127,13 @@ static const char *level_of(json_t *w)
 	return "warning";
 }
 
-static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base)
+static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base,
+			 int clang)
 {
 	json_t *res = json_object(), *loc = json_object(), *locs = json_array();
 	json_t *rel = json_array(), *n, *fp, *props;
 	const char *state = report_str(w, "state"), *fn;
-	size_t i, ri = rule_index(rules, index, rule_id(w));
+	size_t i, ri = rule_index(rules, index, rule_id(w), clang);
 
 	json_object_set_new(res, "ruleId", json_string(rule_id(w)));
 	json_object_set_new(res, "ruleIndex", json_integer(ri));
@@ -195,12 +200,31 @@ static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base)
 	return res;
 }
 
-/* "12.2.0" from "gcc (Debian 12.2.0-14+deb12u1) 12.2.0": the last word. */
+/*
+ * "12.2.0" from "gcc (Debian 12.2.0-14+deb12u1) 12.2.0" (the last word),
+ * "16.0.6" from "Debian clang version 16.0.6 (15~deb12u1)" (the word
+ * after "version").
+ */
 static json_t *version_of(const char *compiler)
 {
-	const char *sp = strrchr(compiler, ' ');
+	const char *v = strstr(compiler, " version ");
 
-	return json_string(sp && sp[1] ? sp + 1 : compiler);
+	if (v) {
+		v += strlen(" version ");
+		return json_stringn(v, strcspn(v, " "));
+	}
+	v = strrchr(compiler, ' ');
+	return json_string(v && v[1] ? v + 1 : compiler);
+}
+
+/* Is the build's compiler clang (its toolchain, else its --version)? */
+static int is_clang(json_t *build)
+{
+	const char *tc = report_str(build, "toolchain");
+
+	if (*tc)
+		return !strncmp(tc, "clang", 5);
+	return strstr(report_str(build, "compiler"), "clang") != NULL;
 }
 
 static json_t *sarif_run(json_t *e, json_t *info, json_t *build)
@@ -213,18 +237,21 @@ static json_t *sarif_run(json_t *e, json_t *info, json_t *build)
 	char *git_dir, *id, *desc;
 	size_t i;
 
-	json_object_set_new(driver, "name", json_string("gcc"));
+	json_object_set_new(driver, "name",
+			    json_string(is_clang(build) ? "clang" : "gcc"));
 	if (*compiler) {
 		json_object_set_new(driver, "fullName", json_string(compiler));
 		json_object_set_new(driver, "version", version_of(compiler));
 	}
 	json_object_set_new(driver, "informationUri",
-			    json_string("https://gcc.gnu.org/"));
+			    json_string(is_clang(build) ?
+						"https://clang.llvm.org/" :
+						"https://gcc.gnu.org/"));
 	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
 		if (!strcmp(report_str(w, "state"), "not_built"))
 			continue;
-		json_array_append_new(results,
-				      result_of(w, rules, index, base));
+		json_array_append_new(results, result_of(w, rules, index, base,
+							 is_clang(build)));
 	}
 	json_decref(index);
 	json_object_set_new(driver, "rules", rules);

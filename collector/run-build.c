@@ -866,6 +866,7 @@ int build_point(struct run *r, size_t k)
 	bi.compiler = r->compiler;
 	bi.flags = r->flags;
 	bi.arch = r->cc->arch->name;
+	bi.build_dir = r->build_dir;
 	bi.level = r->level;
 	bi.status = rc || rc2 || rc3 ? "failed" : "ok";
 	if (rc || rc2 || rc3)

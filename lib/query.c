@@ -2078,12 +2078,16 @@ int query_run_info(json_t **out, sqlite3 *db, long long run_id)
 int query_build_info(json_t **out, sqlite3 *db, long long build_id)
 {
 	return one_row(out, db,
-		       "SELECT compiler, config_name, config_hash, status,"
-		       " level, wall_ms, created_at, log_tail, image"
-		       " FROM builds WHERE id = ?",
+		       "SELECT b.compiler, b.config_name, b.config_hash,"
+		       " b.status, b.level, b.wall_ms, b.created_at,"
+		       " b.log_tail, b.image, b.flags, b.build_dir, r.compiler,"
+		       " b.arch, json_extract(r.params, '$.targets')"
+		       " FROM builds b JOIN commits c ON c.id = b.commit_id"
+		       " JOIN runs r ON r.id = c.run_id WHERE b.id = ?",
 		       build_id,
 		       "compiler:s config_name:s config_hash:s status:s "
-		       "level:i wall_ms:i created_at:i log_tail:s image:s",
+		       "level:i wall_ms:i created_at:i log_tail:s image:s "
+		       "flags:s build_dir:s toolchain:s arch:s",
 		       "build");
 }
 
@@ -2113,7 +2117,8 @@ int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id)
 	if (db_prepare(out, db,
 		       "SELECT c.sha, b.image, b.config_hash, b.level,"
 		       " b.status, b.compiler, t.kind, t.name, t.source,"
-		       " t.sha256 FROM builds b"
+		       " t.sha256, b.build_dir, b.flags, r.compiler"
+		       " FROM builds b"
 		       " JOIN commits c ON c.id = b.commit_id"
 		       " JOIN runs r ON r.id = c.run_id"
 		       " JOIN trees t ON t.id = r.tree_id WHERE b.id = ?"))
@@ -2130,7 +2135,8 @@ int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident)
 		       "  AND p.position < c.position AND EXISTS (SELECT 1"
 		       "  FROM builds pb WHERE pb.commit_id = p.id)"
 		       "  ORDER BY p.position DESC LIMIT 1),"
-		       " b.image, b.level, t.kind, t.name, t.source, t.sha256"
+		       " b.image, b.level, t.kind, t.name, t.source, t.sha256,"
+		       " b.build_dir, b.flags, r.compiler"
 		       " FROM identities i JOIN states s ON s.identity_id = i.id"
 		       " JOIN commits c ON c.id = s.commit_id"
 		       " JOIN runs r ON r.id = c.run_id"

@@ -339,8 +339,9 @@ int query_run_info(json_t **out, sqlite3 *db, long long run_id);
 
 /*
  * One build as a new object in *out: compiler, config_name, config_hash,
- * status, level, wall_ms, created_at, log_tail, image (each null when not
- * stored).  0 or -1 (reported).
+ * status, level, wall_ms, created_at, log_tail, image, flags, build_dir,
+ * toolchain (the run's compiler: "gcc", "clang-16"), arch, targets (the
+ * run's --targets, "a.o,b.o"), each null when not stored.  0 or -1 (reported).
  */
 int query_build_info(json_t **out, sqlite3 *db, long long build_id);
 
@@ -395,8 +396,8 @@ int query_run_progress(json_t **out, sqlite3 *db, long long id);
 /*
  * The facts of build BUILD_ID a reproducer needs, as a prepared statement
  * in *out for the caller to step and finalize: commit sha, image,
- * config_hash, level, status, compiler, tree kind, name, source, sha256.
- * Returns 0 or -1 (reported).
+ * config_hash, level, status, compiler, tree kind, name, source, sha256,
+ * build_dir, flags, the run's compiler.  Returns 0 or -1 (reported).
  */
 int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id);
 
@@ -404,7 +405,8 @@ int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id);
  * Warning IDENT (fingerprint or identities id) where it came after a
  * point without it, else its newest live state, as a prepared statement
  * for kwarn bisect to step: fingerprint, NULL, object, sha, the previous
- * built sha, image, level, tree kind, name, source, sha256.  0 or -1.
+ * built sha, image, level, tree kind, name, source, sha256, build_dir,
+ * flags, the run's compiler.  0 or -1.
  */
 int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident);
 

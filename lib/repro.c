@@ -2,9 +2,10 @@
 /*
  * The reproducer of a warning: what to type to see it again.  kwarn builds
  * with CC="kwarn-cc gcc" only to capture each compile's stderr on its own;
- * the compiler, its flags and the config are gcc's and the build's, so the
- * reproducer passes CC=gcc and every other variable kwarn's make line had
- * (run.c, make_argv()).  It builds in a fresh output directory beside a
+ * the compiler, its flags and the config are the build's, so the
+ * reproducer passes the compiler itself (gcc, clang-16, a cross gcc) and
+ * every other variable kwarn's make line had (run-build.c, make_argv()),
+ * read back from the build's stored flags.  It builds in a fresh output directory beside a
  * fresh worktree, so kwarn's own build directory is never touched.
  */
 #include <stdlib.h>
@@ -71,6 +72,87 @@ static void add_comment(struct strbuf *sb, const char *text)
 	strbuf_addch(sb, '\n');
 }
 
+/* The variables of builds.flags, in make_argv()'s order. */
+static const char *const flag_vars[] = { "KCFLAGS",	  "LLVM", "ARCH",
+					 "CROSS_COMPILE", "W",	  "launcher" };
+#define NR_FLAG_VARS (sizeof(flag_vars) / sizeof(flag_vars[0]))
+
+/* The index of the variable WORD ("NAME=...") assigns, or -1. */
+static int flag_var(const char *word)
+{
+	for (size_t i = 0; i < NR_FLAG_VARS; i++) {
+		size_t n = strlen(flag_vars[i]);
+
+		if (!strncmp(word, flag_vars[i], n) && word[n] == '=')
+			return (int)i;
+	}
+	return -1;
+}
+
+void repro_vars_init(struct repro_vars *v, const char *flags,
+		     const char *toolchain, int level)
+{
+	struct strbuf val[NR_FLAG_VARS];
+	int have[NR_FLAG_VARS] = { 0 }, cur = -1;
+	const char *p = flags ? flags : "";
+
+	for (size_t i = 0; i < NR_FLAG_VARS; i++)
+		strbuf_init(&val[i], 0);
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		char *word = xstrndup(p, n);
+		int k = flag_var(word);
+
+		if (k >= 0) {
+			cur = k;
+			have[k] = 1;
+			strbuf_reset(&val[k]);
+			strbuf_addstr(&val[k], word);
+		} else if (cur >= 0 && n) {
+			/* KCFLAGS' value goes on to the next variable */
+			strbuf_addf(&val[cur], " %s", word);
+		}
+		free(word);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	if (!flags && level >= 0) {
+		have[0] = 1;
+		strbuf_addf(&val[0], "KCFLAGS=-Wimplicit-fallthrough=%d",
+			    level);
+	}
+	if (!toolchain || !*toolchain)
+		toolchain = "gcc";
+	/* kbuild's CC: clang as named, gcc behind CROSS_COMPILE */
+	if (!strncmp(toolchain, "clang", 5) || !have[3])
+		v->cc = xstrdup(toolchain);
+	else
+		v->cc = xstrfmt("%s%s", val[3].buf + strlen("CROSS_COMPILE="),
+				toolchain);
+	v->nr = 0;
+	v->words[v->nr++] = xstrfmt("CC=%s", v->cc);
+	if (have[0])
+		v->words[v->nr++] = xstrdup(val[0].buf);
+	v->words[v->nr++] = xstrdup("CONFIG_CC_IMPLICIT_FALLTHROUGH=");
+	for (size_t i = 1; i < NR_FLAG_VARS - 1; i++)
+		if (have[i])
+			v->words[v->nr++] = xstrdup(val[i].buf);
+	v->words[v->nr] = NULL;
+	for (size_t i = 0; i < NR_FLAG_VARS; i++)
+		strbuf_release(&val[i]);
+}
+
+void repro_vars_release(struct repro_vars *v)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		free(v->words[i]);
+	v->nr = 0;
+	v->words[0] = NULL;
+	free(v->cc);
+	v->cc = NULL;
+}
+
 /* The build directory of IMAGE (B/arch/x86/boot/bzImage), or NULL. */
 static char *build_dir_of(const char *image)
 {
@@ -89,12 +171,16 @@ static void add_kwarn_build(struct strbuf *sb, sqlite3_stmt *st,
 	const char *hash = (const char *)sqlite3_column_text(st, 2);
 	const char *compiler = (const char *)sqlite3_column_text(st, 5);
 	char *git_dir, *build_dir, *dir, *src, *odir, *note;
-	char *config = NULL, *copy = NULL, *kcflags = NULL;
+	char *config = NULL, *copy = NULL;
 
 	git_dir = tree_repo_dir(db_col_text(st, 6), db_col_text(st, 7),
 				(const char *)sqlite3_column_text(st, 8),
 				(const char *)sqlite3_column_text(st, 9));
-	build_dir = build_dir_of((const char *)sqlite3_column_text(st, 1));
+	/* the build directory, or (before it was stored) the image's */
+	build_dir =
+		sqlite3_column_type(st, 10) != SQLITE_NULL ?
+			xstrdup(db_col_text(st, 10)) :
+			build_dir_of((const char *)sqlite3_column_text(st, 1));
 	dir = xstrfmt("kwarn-%.12s", sha);
 	src = xstrfmt("%s/src", dir);
 	odir = xstrfmt("%s/build", dir);
@@ -134,22 +220,25 @@ static void add_kwarn_build(struct strbuf *sb, sqlite3_stmt *st,
 			    " configure it as the build's config name says");
 	}
 	{
-		const char *w[10];
+		struct repro_vars v;
+		const char *w[16];
 		size_t k = 0;
 
+		repro_vars_init(&v, (const char *)sqlite3_column_text(st, 11),
+				(const char *)sqlite3_column_text(st, 12),
+				sqlite3_column_type(st, 3) == SQLITE_NULL ?
+					-1 :
+					sqlite3_column_int(st, 3));
 		w[k++] = "make";
 		w[k++] = "-C";
 		w[k++] = src;
 		w[k++] = "O=../build";
-		w[k++] = "CC=gcc";
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			w[k++] = kcflags =
-				xstrfmt("KCFLAGS=-Wimplicit-fallthrough=%d",
-					sqlite3_column_int(st, 3));
-		w[k++] = "CONFIG_CC_IMPLICIT_FALLTHROUGH=";
+		for (size_t i = 0; i < v.nr; i++)
+			w[k++] = v.words[i];
 		w[k++] = object;
 		w[k] = NULL;
 		add_line(sb, w);
+		repro_vars_release(&v);
 	}
 	free(git_dir);
 	free(build_dir);
@@ -159,7 +248,6 @@ static void add_kwarn_build(struct strbuf *sb, sqlite3_stmt *st,
 	free(note);
 	free(config);
 	free(copy);
-	free(kcflags);
 }
 
 int repro_commands(char **out, sqlite3 *db, long long build_id,

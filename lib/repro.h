@@ -27,6 +27,29 @@ struct strbuf;
 void repro_quote(struct strbuf *sb, const char *word);
 
 /*
+ * The make variables of a build kwarn made, as separate make words:
+ * CC=, KCFLAGS=, CONFIG_CC_IMPLICIT_FALLTHROUGH= (empty: the level is
+ * KCFLAGS'), then LLVM=, ARCH=, CROSS_COMPILE= and W= where the build had
+ * them, in the order of kwarn's own make line (run-build.c, make_argv()).
+ * FLAGS is builds.flags as the collector writes it ("KCFLAGS=-W... -W...
+ * LLVM=-16 ARCH=arm64 W=1 launcher=X": a variable starts at a word that
+ * names one, KCFLAGS' value runs on to the next; the launcher is kwarn's
+ * and is left out); TOOLCHAIN is the run's compiler ("gcc", "gcc-11",
+ * "clang-16"; NULL: gcc), which with CROSS_COMPILE gives CC as kbuild
+ * would; LEVEL (< 0: none) makes KCFLAGS when FLAGS is NULL, a database
+ * older than the flags.
+ */
+struct repro_vars {
+	char *words[8];
+	size_t nr;
+	char *cc; /* CC's value alone: "gcc", "aarch64-linux-gnu-gcc" */
+};
+
+void repro_vars_init(struct repro_vars *v, const char *flags,
+		     const char *toolchain, int level);
+void repro_vars_release(struct repro_vars *v);
+
+/*
  * The reproducer of OBJECT ("drivers/x/y.o") at build BUILD_ID: shell
  * commands, one per line, each line ending in '\n', as a new string in
  * *out (caller frees).  A build kwarn did not make itself (an ingested

@@ -95,6 +95,7 @@ struct build_info {
 	const char *log_tail;
 	const char *image;
 	const char *arch; /* "x86_64", "arm64", or NULL (ingested) */
+	const char *build_dir; /* in kwarn's cache, NULL (ingested) */
 };
 
 struct build_writer;

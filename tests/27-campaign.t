@@ -11,6 +11,9 @@
 #  - a run without --cc has the parameters of --cc gcc (no rebuild).
 #  - --warnings W=1: the missing prototype is new only in the W=1 run.
 #  - --config-base FILE (a .config).
+#  - the reproducer of a clang warning, run as printed in a fresh shell,
+#    has clang print it at the same place; W=1's reproducer passes W=1;
+#    SARIF names clang as the driver and KCIDB's command passes LLVM=.
 #  - an unknown compiler, one not installed, a bad --warnings item and a
 #    bad --config-base: one line, exit 2, nothing imported or built.
 #
@@ -23,7 +26,13 @@ kwarn="$top/bin/kwarn"
 export KWARN_DATA="$top"
 export KWARN_CACHE="${KWARN_CACHE:-$HOME/.cache/kwarn}"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+gitdir=
+cleanup() {
+	rm -rf "$tmp"
+	# the worktree the reproducer added to kwarn's cached repository
+	[ -n "$gitdir" ] && git --git-dir "$gitdir" worktree prune
+}
+trap cleanup EXIT
 
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/server-fixture.sh"
@@ -144,6 +153,46 @@ check "report: patch 1 is 1 (gcc) and 2 (clang)" \
 check "report JSON: by_compiler at patch 1 is gcc 1, clang-16 2" \
 	test "$(jq -S -c '.commits[1].by_compiler' "$tmp/report.json")" = '{"clang-16":2,"gcc":1}'
 
+# clang's reproducer reproduces: run as printed, from nothing but a shell
+"$kwarn" report --db "$db" --run 2 --format json >"$tmp/clang.json"
+sel='.commits[1].warnings_list[] | select(.function == "kwarn_campaign_switch" and .state == "new")'
+repro=$(jq -r "[$sel][0].reproducer" "$tmp/clang.json")
+echo "$repro" | sed 's/^/# /'
+check "clang's make line: its compiler and every variable kwarn passed" \
+	grep -q "^make -C .* O=../build CC=clang-16 KCFLAGS=-Wimplicit-fallthrough CONFIG_CC_IMPLICIT_FALLTHROUGH= LLVM=-16 kernel/panic.o\$" <<<"$repro"
+check "a --targets build's reproducer has its stored .config" \
+	grep -q '| sha256sum --quiet -c$' <<<"$repro"
+gitdir=$(sed -n 's/^git --git-dir \([^ ]*\) worktree.*/\1/p' <<<"$repro")
+mkdir "$tmp/fresh"
+start=$(date +%s)
+(cd "$tmp/fresh" && env -i PATH=/usr/bin:/bin HOME="$tmp/fresh" \
+	bash -e -c "$repro") >"$tmp/repro.out" 2>&1
+rc=$?
+echo "# clang's reproducer took $(($(date +%s) - start)) s"
+check "clang's reproducer runs to the end (rc=$rc)" test "$rc" = 0
+[ "$rc" = 0 ] || tail -20 "$tmp/repro.out" | sed 's/^/# /'
+srcdir=$(cd "$tmp/fresh"/kwarn-*/src 2>/dev/null && pwd)
+jq -r '.commits[1].warnings_list[] | select(.object == "kernel/panic.o" and
+	.state != "fixed") | "\(.file):\(.line):\(.column): \(.kind): \(.message) [\(.option)]"' \
+	"$tmp/clang.json" >"$tmp/want"
+sed -n "s|^$srcdir/||p" "$tmp/repro.out" | grep ': warning: ' >"$tmp/got"
+sed 's/^/# want: /' "$tmp/want"
+check "clang stored warnings for kernel/panic.o ($(wc -l <"$tmp/want"))" \
+	test "$(wc -l <"$tmp/want")" -ge 2
+missing=$(grep -vxFf "$tmp/got" "$tmp/want")
+check "clang prints each at the same file:line:column${missing:+ (missing: $missing)}" \
+	test -z "$missing"
+rm -rf "$tmp/fresh"
+"$kwarn" report --db "$db" --run 2 --format sarif >"$tmp/clang.sarif"
+check "SARIF: clang's run has clang as its driver" \
+	test "$(jq -r '[.runs[].tool.driver.name] | unique | join(",")' "$tmp/clang.sarif")" = clang
+check "SARIF: clang's driver version is 16" \
+	grep -q '^16\.' <(jq -r '.runs[0].tool.driver.version' "$tmp/clang.sarif")
+"$kwarn" report --db "$db" --run 2 --format kcidb >"$tmp/clang.kcidb"
+check "KCIDB: clang's build command is the one kwarn ran" \
+	grep -q "^make O=.* 'CC=kwarn-cc clang-16' KCFLAGS=-Wimplicit-fallthrough CONFIG_CC_IMPLICIT_FALLTHROUGH= LLVM=-16 kernel/panic.o\$" \
+	<(jq -r '.builds[0].command' "$tmp/clang.kcidb")
+
 # the REST API: by_compiler and compiler=
 if server_start "$db"; then
 	bd=$(curl -s "$BASE/api/runs/1/burndown")
@@ -182,6 +231,9 @@ check "W=1 is in the run's parameters" \
 	test "$(sql "$wdb" "SELECT json_extract(params, '\$.warnings') FROM runs")" = W=1
 check "W=1 is on make's command line" \
 	test "$(sql "$wdb" "SELECT DISTINCT flags FROM builds")" = "KCFLAGS=-Wimplicit-fallthrough=3 W=1"
+check "W=1's reproducer passes W=1" \
+	grep -q "^make -C .* CONFIG_CC_IMPLICIT_FALLTHROUGH= W=1 kernel/panic.o\$" \
+	<("$kwarn" report --db "$wdb" --format json | jq -r '[.commits[1].warnings_list[] | select(.state == "new")][0].reproducer')
 mp() { # $1 db $2 state
 	sql "$1" "SELECT COUNT(*) FROM states s JOIN commits c ON c.id = s.commit_id JOIN identities i ON i.id = s.identity_id WHERE c.position = 1 AND s.state = '$2' AND i.option = '-Wmissing-prototypes' AND i.function = 'kwarn_campaign_noproto'"
 }

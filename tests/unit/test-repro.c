@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * repro_quote(): every word, however crafted, comes back from /bin/sh as
- * the same single word, and nothing in it runs.
+ * the same single word, and nothing in it runs.  repro_vars_init(): the
+ * make variables read back from builds.flags as the collector writes it
+ * (run.c, cc_prepare()), for gcc, clang, a cross gcc, W=1 and a launcher.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,30 @@ static const char *const words[] = {
 	"x|y&z>w<v",
 	"é",
 };
+
+/* The words of FLAGS for TOOLCHAIN, joined by '|'. */
+static char *vars(const char *flags, const char *toolchain, int level)
+{
+	struct repro_vars v;
+	struct strbuf sb = STRBUF_INIT;
+
+	repro_vars_init(&v, flags, toolchain, level);
+	for (size_t i = 0; i < v.nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? "|" : "", v.words[i]);
+	ok(v.words[v.nr] == NULL, "the words end in NULL");
+	repro_vars_release(&v);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void check_vars(const char *flags, const char *toolchain, int level,
+		       const char *want)
+{
+	char *got = vars(flags, toolchain, level);
+
+	ok(!strcmp(got, want), "%s, %s: %s (got %s)", flags ? flags : "(null)",
+	   toolchain ? toolchain : "(null)", want, got);
+	free(got);
+}
 
 int main(void)
 {
@@ -86,6 +112,30 @@ int main(void)
 		ok(!strcmp(sb.buf, "''"), "the empty word is ''");
 		strbuf_release(&sb);
 	}
+	check_vars("KCFLAGS=-Wimplicit-fallthrough=3", "gcc", 3,
+		   "CC=gcc|KCFLAGS=-Wimplicit-fallthrough=3|"
+		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=");
+	check_vars("KCFLAGS=-Wimplicit-fallthrough LLVM=-16", "clang-16", 3,
+		   "CC=clang-16|KCFLAGS=-Wimplicit-fallthrough|"
+		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=|LLVM=-16");
+	check_vars(
+		"KCFLAGS=-Wimplicit-fallthrough=3 -Wstringop-overflow "
+		"-Wno-array-bounds ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
+		" W=1 launcher=ccache",
+		"gcc-12", 3,
+		"CC=aarch64-linux-gnu-gcc-12|KCFLAGS=-Wimplicit-fallthrough=3"
+		" -Wstringop-overflow -Wno-array-bounds|"
+		"CONFIG_CC_IMPLICIT_FALLTHROUGH=|ARCH=arm64|"
+		"CROSS_COMPILE=aarch64-linux-gnu-|W=1");
+	check_vars("KCFLAGS=-Wimplicit-fallthrough LLVM=1 ARCH=arm64", "clang",
+		   5,
+		   "CC=clang|KCFLAGS=-Wimplicit-fallthrough|"
+		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=|LLVM=1|ARCH=arm64");
+	/* a build stored before its flags were: the level, and gcc */
+	check_vars(NULL, NULL, 5,
+		   "CC=gcc|KCFLAGS=-Wimplicit-fallthrough=5|"
+		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=");
+	check_vars(NULL, NULL, -1, "CC=gcc|CONFIG_CC_IMPLICIT_FALLTHROUGH=");
 	ok(access("/tmp/kwarn-repro-p", F_OK) != 0,
 	   "no crafted word ran anything");
 	unlink(out);
