@@ -249,8 +249,10 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
  * Check the complete heads at the start of BUF (LEN bytes): their bytes
  * and number go to *BYTES and *NHEADS, up to the first bad or incomplete
  * one.  Returns 0 if at least one is good, else gate_head_check()'s
- * answer for the first.  A bad head after good ones fills BAD (its json
- * stays NULL if there is none).
+ * answer for the first; 1 (more to come) also when good heads are
+ * followed by an incomplete one, *BYTES and *NHEADS counting the good.
+ * A bad head after good ones fills BAD (its json stays NULL if there is
+ * none).
  */
 static int heads_check(struct api_reply *reply, struct api_reply *bad,
 		       const char *buf, size_t len, size_t *bytes,
@@ -268,8 +270,13 @@ static int heads_check(struct api_reply *reply, struct api_reply *bad,
 		*bytes += hlen;
 		++*nheads;
 	} while (*bytes < len &&
-		 !head_check(bad, buf + *bytes, len - *bytes, &hlen));
-	return 0;
+		 !(rc = head_check(bad, buf + *bytes, len - *bytes, &hlen)));
+	/*
+	 * Good heads, then the start of another: wait for all of it.  Handed
+	 * over now, MHD would read the rest itself, unchecked, and answer a
+	 * bad one with its HTML.
+	 */
+	return *bytes < len && rc > 0 ? 1 : 0;
 }
 
 /* Send all of BUF (LEN bytes) on FD: 0, or -1 if it cannot. */
@@ -583,16 +590,24 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	 * What MHD took from the socket (received less still queued) must
 	 * be exactly the heads checked and answered: else it holds bytes
 	 * the gate has not seen, and checking what comes next is too late.
-	 * XXX those bytes (a head pipelined behind an incomplete one, or a
-	 * bad head in a later packet than the good ones before it) get
-	 * libmicrohttpd's own answer.
 	 */
 	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tlen) ||
 	    tlen < offsetof(struct tcp_info, tcpi_bytes_received) +
 			    sizeof(ti.tcpi_bytes_received) ||
-	    ioctl(fd, FIONREAD, &queued) ||
-	    ti.tcpi_bytes_received - (uint64_t)queued != w->checked)
+	    ioctl(fd, FIONREAD, &queued))
 		return;
+	if (ti.tcpi_bytes_received - (uint64_t)queued != w->checked) {
+		/*
+		 * MHD read a request the gate never saw (it came in a later
+		 * packet while MHD was reading the ones before): it would
+		 * answer a bad one with its HTML.  The connection ends
+		 * after the answers the gate checked, as a server may end a
+		 * persistent connection (RFC 9112, 9.3); the client sends
+		 * again what was not answered.
+		 */
+		shutdown(fd, SHUT_WR);
+		return;
+	}
 	w->conn = c;
 	w->deadline = util_now_ms() + GATE_IDLE * 1000;
 	MHD_suspend_connection(c);
@@ -667,6 +682,33 @@ static void on_accept(void)
 	}
 }
 
+/*
+ * Slot S's client (on FD) sent good heads and part of another, then nothing for
+ * GATE_TIMEOUT: the good ones are answered, then REPLY (the 408) through
+ * a relay.  0 if so (REPLY taken), else -1 with nothing done.
+ */
+static int expire_relay(struct gate_slot *s, int fd, struct api_reply *reply)
+{
+	struct api_reply first = { .status = 200 }, bad;
+	struct gate_relay *r;
+	unsigned long nheads;
+	size_t bytes;
+	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
+	int mhd;
+
+	if (n <= 0 ||
+	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads) <= 0 ||
+	    !nheads) {
+		json_decref(first.json);
+		json_decref(bad.json);
+		return -1;
+	}
+	if (relay_start(&r, &mhd, fd, reply, (size_t)n, bytes))
+		return -1;
+	hand_over(mhd, &s->addr, s->alen, bytes, nheads, r);
+	return 0;
+}
+
 static void expire(void)
 {
 	int64_t now = util_now_ms();
@@ -681,6 +723,8 @@ static void expire(void)
 		slot_close(s);
 		api_fail(&reply, 408, "no complete request head in %d s",
 			 GATE_TIMEOUT);
+		if (!expire_relay(s, fd, &reply))
+			continue;
 		refuse(fd, &reply, 0);
 	}
 	/* kept alive and idle too long: closed, as MHD would */
