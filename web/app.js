@@ -131,16 +131,21 @@ function pickRun(id) {
 
 // ---- the chart ----
 //
-// Hand-drawn SVG, kept over a vendored library (uPlot from the npm
-// registry was the candidate: MIT, about 50 KB, fast).  Why: uPlot draws
-// on a <canvas>, so a point is not an element: it cannot take keyboard
-// focus, carry a <title> for screen readers, or be counted in the DOM by
-// the browser test; and the largest chart here (1,000 commits x a few
-// series) is a few thousand circles, which the SVG draws in a few tens of
-// milliseconds (bench/dashboard).  No dependency to vendor, audit or
-// update, and no CDN, ever.
+// Hand-drawn SVG, kept over a vendored library (uPlot was the candidate):
+// a point is an element, so it takes keyboard focus, carries a label for
+// screen readers and can be counted by the browser test.  The whole
+// reasoning is in doc/dashboard.md.
 
 const SERIES_CLASSES = 6;
+
+// Where each key moves the focus from a point: a series' <g> holds its
+// polyline, then its points in commit order (null or the polyline: stay).
+const WALK = {
+	ArrowLeft: (c) => c.previousElementSibling,
+	ArrowRight: (c) => c.nextElementSibling,
+	Home: (c) => c.parentNode.querySelector('circle.point'),
+	End: (c) => c.parentNode.lastElementChild,
+};
 
 // series: [{label, values: [count or null, one per commit]}];
 // commits: [{id, position, sha, subject, boot}] in the same order.
@@ -154,7 +159,8 @@ function chart(series, commits) {
 	const x = (i) => L + (n <= 1 ? (W - L - R) / 2 : i * (W - L - R) / (n - 1));
 	const y = (v) => T + (H - T - B) * (1 - v / max);
 	const g = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart',
-		role: 'group', 'aria-label': 'warnings per commit, one line per compiler and option' });
+		role: 'group', 'aria-label': 'warnings per commit, one line per compiler and ' +
+			'option; the arrow keys, Home and End move along a line' });
 	g.appendChild(svg('line', { x1: L, y1: y(0), x2: W - R, y2: y(0), class: 'axis' }));
 	g.appendChild(svg('line', { x1: L, y1: T, x2: L, y2: y(0), class: 'axis' }));
 	for (const v of [0, Math.round(max / 2), max])
@@ -204,14 +210,19 @@ function chart(series, commits) {
 			if (v === null || v === undefined)
 				return;
 			const c = svg('circle', { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: r,
-				class: 'point ' + cls, tabindex: n > 200 ? -1 : 0,
+				class: 'point ' + cls, tabindex: -1,
 				'data-position': commits[i].position, 'data-series': s.label,
 				'data-count': v, 'aria-label': s.label + ' at #' +
 					commits[i].position + ': ' + v });
 			c.kwAt = i;
 			c.kwValue = v;
 			sg.appendChild(c);
+			sg.kwStop = c;
 		});
+		// the series' one stop in the tab order, at first its tip: a
+		// 1,000-commit chart is not 1,000 tabs, and still has keyboard access
+		if (sg.kwStop)
+			sg.kwStop.setAttribute('tabindex', '0');
 		g.appendChild(sg);
 		return sg;
 	});
@@ -233,12 +244,33 @@ function chart(series, commits) {
 		if (c && (ev.type === 'click' || ev.key === 'Enter'))
 			location.hash = '#/commit/' + commits[c.kwAt].id;
 	};
+	// a roving tabindex: the point that has the focus becomes its series'
+	// tab stop, so Tab comes back to it
+	const rove = (ev) => {
+		const c = pointOf(ev), sg = c && c.parentNode;
+		if (!c || sg.kwStop === c)
+			return;
+		sg.kwStop.setAttribute('tabindex', '-1');
+		c.setAttribute('tabindex', '0');
+		sg.kwStop = c;
+	};
+	// the arrow keys, Home and End move along the focused point's series
+	const walk = (ev) => {
+		const c = pointOf(ev);
+		const to = c && WALK[ev.key] && WALK[ev.key](c);
+		if (!to || !to.matches('circle.point'))
+			return;
+		ev.preventDefault();
+		to.focus();
+	};
 	g.addEventListener('mouseover', enter);
+	g.addEventListener('focusin', rove);
 	g.addEventListener('focusin', enter);
 	g.addEventListener('mouseout', leave);
 	g.addEventListener('focusout', leave);
 	g.addEventListener('click', go);
 	g.addEventListener('keydown', go);
+	g.addEventListener('keydown', walk);
 	const legend = el('div', { class: 'legend' });
 	series.forEach((s, k) => {
 		const b = el('button', { type: 'button', class: 'c' + (k % SERIES_CLASSES),
@@ -329,6 +361,13 @@ function warningItem(w, extra) {
 			'introduced by #' + extra.position + ' ' + extra.subject) : null);
 }
 
+// A run's base and tip: its first and last points that were built (a
+// point whose build failed has no warnings to compare); [] when none was.
+function baseAndTip(points) {
+	const built = points.filter((p) => p.warnings !== null);
+	return built.length ? [built[0], built[built.length - 1]] : [];
+}
+
 // The warnings new since the base and still there at the tip, from one
 // request (the diff of the two), whatever the number of commits.
 async function newPanel(points, run) {
@@ -348,7 +387,7 @@ async function newPanel(points, run) {
 			panel.appendChild(warningItem(w, { commit: p.id }));
 		return panel;
 	}
-	const first = built[0], last = built[built.length - 1];
+	const [first, last] = baseAndTip(points);
 	const d = await api('/api/diff?run=' + run + '&from=' + first.id + '&to=' + last.id);
 	panel.appendChild(el('p', { class: 'muted' }, d.counts.new + ' new since the base and ' +
 		'still there at the tip'));
@@ -388,7 +427,7 @@ async function viewRun(id, q) {
 			boot: boot };
 	});
 	const built = points.filter((p) => p.warnings !== null);
-	const first = built[0], last = built[built.length - 1];
+	const [first, last] = baseAndTip(points);
 	const sum = (k) => built.reduce((a, p) => a + (p[k] || 0), 0);
 	const summary = el('div', { class: 'summary' },
 		el('span', {}, el('b', {}, num(first && first.warnings)), ' at the base'),
@@ -630,14 +669,41 @@ function causeCounts(rep) {
 	return Object.entries(c).map(([k, v]) => v + ' ' + k).join(', ');
 }
 
+// The top bar's bare #/diff (or #/diff?run=N): the run's base → tip, as
+// the run page's link has it, for the run picked (at first the newest).
+async function defaultDiff(q, p) {
+	const run = pickRun(q.get('run'));
+	if (!run)
+		return null;
+	const points = await api('/api/runs/' + run + '/burndown');
+	const [first, last] = baseAndTip(points);
+	if (!first)
+		return null;
+	p.set('run', run);
+	p.set('from', first.id);
+	p.set('to', last.id);
+	return { d: await api('/api/diff?' + p.toString()), points: points };
+}
+
 async function viewDiff(q) {
 	const p = new URLSearchParams();
 	for (const k of ['from', 'to', 'run', 'from_run', 'to_run'])
 		if (q.get(k))
 			p.set(k, q.get(k));
-	const run = q.get('run') ? pickRun(q.get('run')) : null;
-	const [d, points] = await Promise.all([api('/api/diff?' + p.toString()),
-		run ? api('/api/runs/' + run + '/burndown') : Promise.resolve(null)]);
+	let d, points;
+	if (['from', 'to', 'from_run', 'to_run'].some((k) => p.has(k))) {
+		const run = q.get('run') ? pickRun(q.get('run')) : null;
+		[d, points] = await Promise.all([api('/api/diff?' + p.toString()),
+			run ? api('/api/runs/' + run + '/burndown') : Promise.resolve(null)]);
+	} else {
+		const def = await defaultDiff(q, p);
+		if (!def) {
+			show(card('Diff', el('p', { class: 'muted' },
+				'No run has a built commit to compare yet.')));
+			return;
+		}
+		({ d, points } = def);
+	}
 	const c = d.counts;
 	document.title = 'kwarn diff: ' + c.new + ' new, ' + c.fixed + ' fixed, ' +
 		c.remaining + ' remaining' + (c.not_built ? ', ' + c.not_built + ' not built' : '');
