@@ -263,9 +263,15 @@ static void dates(char *rfc, size_t rlen, char *ctime_buf, size_t clen,
 }
 
 /* The message for point E into SB (body lines not yet mbox-escaped). */
+/*
+ * One message for the new warnings of point E.  HEAD is the branch's
+ * head; INTRODUCED ({sha, subject}, or NULL) the commit a bisection named
+ * for them, which the commit: line gives instead of E's, as the kernel
+ * test robot names the commit it bisected to.
+ */
 static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 			json_t *build, const struct maint *m, const char *head,
-			size_t npoints, const char *git_dir)
+			json_t *introduced, size_t npoints, const char *git_dir)
 {
 	json_t *to = json_array(), *cc = json_array(), *seen = json_object();
 	json_t *files = json_array(), *fseen = json_object(), *w, *first = NULL;
@@ -336,8 +342,10 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 		add_clean(sb, report_str(info, "series"));
 	}
 	strbuf_addf(sb, "\nhead:     %s\ncommit:   %s (\"", head,
-		    report_str(e, "commit"));
-	add_clean(sb, report_str(e, "subject"));
+		    introduced ? report_str(introduced, "sha") :
+				 report_str(e, "commit"));
+	add_clean(sb, introduced ? report_str(introduced, "subject") :
+				   report_str(e, "subject"));
 	strbuf_addstr(sb, "\")\nconfig:   ");
 	add_clean(sb, report_str(build, "config_name"));
 	strbuf_addstr(sb, "\ncompiler: ");
@@ -438,7 +446,8 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 			continue;
 		if (query_build_info(&build, db, jint(e, "build")))
 			goto out;
-		add_message(&sb, e, info, build, m, head, npoints, git_dir);
+		add_message(&sb, e, info, build, m, head, NULL, npoints,
+			    git_dir);
 		bad = write_mbox(fp, sb.buf);
 		strbuf_release(&sb);
 		json_decref(build);
@@ -474,7 +483,7 @@ static int is_news(json_t *news, json_t *w)
 int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry)
 {
 	json_t *arr = NULL, *info = NULL, *build = NULL, *e = NULL, *w;
-	json_t *news = json_object_get(entry, "new");
+	json_t *news = json_object_get(entry, "new"), *introduced = NULL;
 	struct maint *m = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	const char *maint_text;
@@ -516,8 +525,17 @@ int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry)
 	}
 	if (query_build_info(&build, db, jint(e, "build")))
 		goto out;
-	add_message(&sb, e, info, build, m, report_str(e, "commit"), 0,
-		    git_dir);
+	/* a moved branch: the commit the first bisected warning came with */
+	json_array_foreach(news, i, w) {
+		json_t *in = json_object_get(w, "introduced");
+
+		if (json_is_object(in) && *report_str(in, "sha")) {
+			introduced = in;
+			break;
+		}
+	}
+	add_message(&sb, e, info, build, m, report_str(e, "commit"), introduced,
+		    0, git_dir);
 	if (write_mbox(fp, sb.buf)) {
 		error("cannot write the mbox");
 		goto out;

@@ -106,7 +106,7 @@ check "main moved by 32 commits" \
 	test "$(git -C "$repo" rev-list --count "$base..main")" = 32
 
 start=$(date +%s)
-nightly >"$tmp/n2.txt" 2>"$tmp/n2.err"
+nightly --mail "$tmp/n2.mbox" >"$tmp/n2.txt" 2>"$tmp/n2.err"
 rc=$?
 echo "# second nightly took $(($(date +%s) - start)) s, exit $rc"
 sed 's/^/# /' "$tmp/n2.txt"
@@ -115,6 +115,9 @@ check "the new fall-through: exit 1 (got $rc)" test "$rc" = 1
 check "it is named" grep -q "^>> kernel/panic.c:[0-9]*: in 'kwarn_bisect_probe'" "$tmp/n2.txt"
 check "introduced by commit 22, with its subject" \
 	grep -qxF "   introduced by $c22 (\"panic: add a probe with a missing break\")" "$tmp/n2.txt"
+check "the mail's commit: is the bisected commit, head: the branch's head" \
+	sh -c "grep -qxF 'commit:   $c22 (\"panic: add a probe with a missing break\")' '$tmp/n2.mbox' &&
+		grep -qxF \"head:     \$(git -C '$repo' rev-parse main)\" '$tmp/n2.mbox'"
 check "commit 16 is skipped and said so" \
 	grep -q "^step [0-9]*: ${c16:0:12} (.*): the object does not build here: skipped$" "$tmp/n2.err"
 steps=$(grep -c '^step ' "$tmp/n2.err")
