@@ -877,6 +877,9 @@ int cmd_nightly(int argc, char **argv)
 	int n, next, worst = 0;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		/* the usage once, whatever the architectures */
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return nightly_one(argc, argv, 0);
 		if (!is_arch_opt(argv[i], &next))
 			continue;
 		if (next && i + 1 >= argc)

@@ -54,6 +54,10 @@ for bad in "--arch x86_64 --arch sparc|unknown architecture 'sparc'" \
 	check "$args: says $pat" grep -q -- "$pat" "$tmp/err"
 	check "$args: no database made" test ! -e "$db"
 done
+"$kwarn" nightly --arch x86_64 --arch arm64 --help >"$tmp/out" 2>&1
+rc=$?
+check "--help with two --arch: the usage once, exit 0 ($rc)" \
+	test "$rc" = 0 -a "$(grep -c '^usage: kwarn nightly' "$tmp/out")" = 1
 
 if [ ! -r /usr/src/linux-source-6.1.tar.xz ] ||
 	! command -v aarch64-linux-gnu-gcc >/dev/null; then
