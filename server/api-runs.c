@@ -160,6 +160,20 @@ static int burndown_group(struct api_reply *reply, const struct api_req *r,
 	return 0;
 }
 
+/* The check of KEY's entry that this request took on (CHECKING) failed. */
+static void burndown_checked(const char *key, int checking)
+{
+	struct cache_ent *e;
+
+	if (!checking)
+		return;
+	cache_lock(&api_cache);
+	e = cache_find(&api_cache, key);
+	if (e)
+		e->building = 0;
+	cache_unlock(&api_cache);
+}
+
 int api_burndown(struct api_reply *reply, const struct api_req *r)
 {
 	struct cache_ent *e;
@@ -167,7 +181,7 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	json_t *arr = NULL;
 	long long id = 0, fp[4];
 	char *text, key[32];
-	int ex;
+	int ex, checking = 0;
 
 	if (api_parse_id(&id, reply, "run id", r->args[0]))
 		return -1;
@@ -194,32 +208,51 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	cache_db_sig(&sig, r->db);
 	cache_lock(&api_cache);
 	e = cache_find(&api_cache, key);
-	if (e && e->blob && cache_sig_equal(&e->sig, &sig))
-		cache_serve(reply, e);
+	if (e && e->blob) {
+		/*
+		 * The database changed: one request checks whether this run
+		 * did (and rebuilds it if so); the others meanwhile get the
+		 * answer of a moment ago, as they would have a moment ago.
+		 * A write costs one check, not one per request in flight.
+		 */
+		if (cache_sig_equal(&e->sig, &sig) || e->building)
+			cache_serve(reply, e);
+		else
+			e->building = checking = 1;
+	}
 	cache_unlock(&api_cache);
 	if (reply->blob)
 		return 0;
-	if (query_run_fingerprint(fp, r->db, id))
+	if (query_run_fingerprint(fp, r->db, id)) {
+		burndown_checked(key, checking);
 		return api_db_fail(reply, r->db);
+	}
 	/* the database changed, but maybe not this run */
 	cache_lock(&api_cache);
 	e = cache_find(&api_cache, key);
 	if (e && e->blob && !memcmp(e->fp, fp, sizeof(fp))) {
 		e->sig = sig;
+		e->building = 0;
 		cache_serve(reply, e);
 	}
 	cache_unlock(&api_cache);
 	if (reply->blob)
 		return 0;
 	ex = api_run_exists(reply, r->db, id);
-	if (ex <= 0)
+	if (ex <= 0) {
+		burndown_checked(key, checking);
 		return ex < 0 ? -1 : api_fail(reply, 404, "no run %lld", id);
-	if (burndown_build(&arr, r->db, id))
+	}
+	if (burndown_build(&arr, r->db, id)) {
+		burndown_checked(key, checking);
 		return api_db_fail(reply, r->db);
+	}
 	text = json_dumps(arr, JSON_COMPACT);
 	json_decref(arr);
-	if (!text)
+	if (!text) {
+		burndown_checked(key, checking);
 		return api_fail(reply, 500, "cannot encode the burn-down");
+	}
 	reply->blob = blob_new(text, strlen(text));
 	reply->gz = blob_gzip(reply->blob);
 	free(text);
