@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -559,6 +560,28 @@ static int object_exists(struct run *r, const char *obj)
 }
 
 /*
+ * Is the failed compile captured in CAPTURE (of OBJ) out of date: the
+ * object file exists and is newer?  A failed compile leaves no object, so
+ * another compile made it since, under another name of the same file
+ * (kbuild's "amdgpu/../amdkfd/kfd_crat.o" for "amdkfd/kfd_crat.o", a
+ * target that fails alone) whose capture is the object's state.
+ */
+static int failure_superseded(struct run *r, const char *obj,
+			      const char *capture)
+{
+	char *o = xstrfmt("%s/%s", r->build_dir, obj);
+	struct stat so, sc;
+	int newer;
+
+	newer = !stat(o, &so) && !stat(capture, &sc) &&
+		(so.st_mtim.tv_sec > sc.st_mtim.tv_sec ||
+		 (so.st_mtim.tv_sec == sc.st_mtim.tv_sec &&
+		  so.st_mtim.tv_nsec > sc.st_mtim.tv_nsec));
+	free(o);
+	return newer;
+}
+
+/*
  * After a point is stored: its captures become the last capture of their
  * objects.  Until then they stay in capture/, so that a run killed between
  * make and the commit finds them again when it resumes this point.
@@ -640,7 +663,10 @@ static int store_objects(struct run *r, struct build_writer *w)
 			free(path);
 			continue;
 		}
-		if (!object_exists(r, obj)) {
+		if (rc && failure_superseded(r, obj, path)) {
+			/* kept, it would be carried into every later point */
+			unlink(path);
+		} else if (!object_exists(r, obj)) {
 			bw_object(&id, w, obj, "not_built");
 		} else if (!bw_object(&id, w, obj, rc ? "failed" : "carried")) {
 			parse_capture(r, w, id, text, len);
