@@ -2237,6 +2237,90 @@ static void series_flush(struct series_keys *k, json_t *cells, json_int_t at)
 	k->ntouched = 0;
 }
 
+/* The run's commits as query_run_series() gives them, into COMMITS. */
+static int series_commits(json_t *commits, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *ct = NULL;
+	int rc;
+
+	if (db_prepare(&ct, db,
+		       "SELECT c.id, c.position, c.sha, c.subject, x.build_id,"
+		       " (SELECT bo.verdict FROM boots bo WHERE bo.build_id"
+		       "  = x.build_id ORDER BY bo.id DESC LIMIT 1)"
+		       " FROM commits c LEFT JOIN commit_builds x"
+		       " ON x.commit_id = c.id WHERE c.run_id = ?"
+		       " ORDER BY c.position"))
+		return -1;
+	db_bind_int(ct, 1, run_id, 0);
+	while ((rc = sqlite3_step(ct)) == SQLITE_ROW) {
+		json_t *c = json_object();
+
+		json_set_cols(c, ct, 0, "id:i position:i sha:s subject:s");
+		json_object_set_new(c, "built",
+				    json_boolean(sqlite3_column_type(ct, 4) !=
+						 SQLITE_NULL));
+		json_object_set_new(c, "boot", json_col_str(ct, 5));
+		json_array_append_new(commits, c);
+	}
+	sqlite3_finalize(ct);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * query_run_series() by file: the live counts the collector keeps per
+ * commit and file (point_files, schema 20), a few hundred rows a commit
+ * instead of every live state and its identity.
+ */
+static int run_series_files(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *o = json_object(), *commits = json_array(),
+	       *cells = json_array();
+	long long cur = -1;
+	json_int_t at = -1;
+	int rc = SQLITE_ERROR, ret = -1;
+
+	json_object_set_new(o, "commits", commits);
+	json_object_set_new(o, "cells", cells);
+	if (series_commits(commits, db, run_id) ||
+	    db_prepare(&st, db,
+		       "SELECT p.commit_id, p.file, p.n FROM commits c"
+		       " JOIN point_files p ON p.commit_id = c.id"
+		       " WHERE c.run_id = ? ORDER BY c.position"))
+		goto fail;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long cid = sqlite3_column_int64(st, 0);
+
+		if (cid != cur) {
+			cur = cid;
+			/* the commits come in the same order as the counts */
+			while ((size_t)++at < json_array_size(commits) &&
+			       json_integer_value(json_object_get(
+				       json_array_get(commits, (size_t)at),
+				       "id")) != cid)
+				;
+		}
+		if ((size_t)at >= json_array_size(commits))
+			break;
+		json_array_append_new(cells,
+				      json_pack("[Isi]", at, db_col_text(st, 1),
+						sqlite3_column_int(st, 2)));
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		goto fail;
+	*out = o;
+	o = NULL;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot count run %lld by file: %s", run_id, sqlite3_errmsg(db));
+out:
+	json_decref(o);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /*
  * The states of a run are stepped in commit order and counted here, not
  * in SQL: a GROUP BY over a million live states and their identities
@@ -2255,6 +2339,8 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 
 	*out = NULL;
 	assert(!strcmp(key, "file") || !strcmp(key, "option"));
+	if (!strcmp(key, "file"))
+		return run_series_files(out, db, run_id);
 	if (db_prepare(&ct, db,
 		       "SELECT c.id, c.position, c.sha, c.subject, x.build_id,"
 		       " (SELECT bo.verdict FROM boots bo WHERE bo.build_id"

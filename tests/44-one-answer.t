@@ -69,8 +69,8 @@ check "the report's live warnings are the same ones" \
 check "there is something to compare ($(jq length "$tmp/cli.json") warnings)" \
 	test "$(jq length "$tmp/cli.json")" -ge 3
 
-# the counts kept beside the states (point_counts, schema 19) are the
-# states' own, after an ingest, after a commit's states are replaced (a
+# the counts kept beside the states (point_counts, schema 19, and the
+# live ones per file, point_files, schema 20) are the states' own, after an ingest, after a commit's states are replaced (a
 # second build of it) and after a run's deletion cascades
 counts_agree() {
 	sqlite3 "$1" "SELECT COUNT(*) FROM (
@@ -82,7 +82,17 @@ counts_agree() {
 		SELECT * FROM (SELECT commit_id, state, option, n FROM point_counts
 		EXCEPT SELECT s.commit_id, s.state, COALESCE(i.option, i.kind),
 			COUNT(*) FROM states s JOIN identities i
-			ON i.id = s.identity_id GROUP BY 1, 2, 3))"
+			ON i.id = s.identity_id GROUP BY 1, 2, 3)
+		UNION ALL
+		SELECT * FROM (SELECT s.commit_id, COALESCE(i.file, ''), COUNT(*),
+			NULL FROM live_states s JOIN identities i
+			ON i.id = s.identity_id GROUP BY 1, 2
+		EXCEPT SELECT commit_id, file, n, NULL FROM point_files)
+		UNION ALL
+		SELECT * FROM (SELECT commit_id, file, n, NULL FROM point_files
+		EXCEPT SELECT s.commit_id, COALESCE(i.file, ''), COUNT(*), NULL
+			FROM live_states s JOIN identities i
+			ON i.id = s.identity_id GROUP BY 1, 2))"
 }
 check "point_counts: the states' counts after two ingests ($(sqlite3 "$DB" 'SELECT COUNT(*) FROM point_counts') rows)" \
 	test "$(counts_agree "$DB")" = 0 -a "$(sqlite3 "$DB" 'SELECT COUNT(*) FROM point_counts')" -gt 2
@@ -91,7 +101,7 @@ cp "$DB" "$tmp/again.db"
 check "point_counts: the states' counts after commit two's states are replaced" \
 	test "$(counts_agree "$tmp/again.db")" = 0
 sqlite3 "$tmp/again.db" "PRAGMA foreign_keys = ON; DELETE FROM runs"
-check "point_counts: empty once the runs are deleted" \
-	test "$(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_counts')" = 0
+check "point_counts, point_files: empty once the runs are deleted" \
+	test "$(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_counts') $(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_files')" = "0 0"
 
 done_tap
