@@ -2086,7 +2086,7 @@ int query_build_info(json_t **out, sqlite3 *db, long long build_id)
 		       build_id,
 		       "compiler:s config_name:s config_hash:s status:s "
 		       "level:i wall_ms:i created_at:i log_tail:s image:s "
-		       "flags:s build_dir:s toolchain:s arch:s",
+		       "flags:s build_dir:s toolchain:s arch:s targets:s",
 		       "build");
 }
 
