@@ -2330,7 +2330,7 @@ out:
 int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 		     const char *key)
 {
-	sqlite3_stmt *st = NULL, *ct = NULL, *look = NULL;
+	sqlite3_stmt *st = NULL, *look = NULL;
 	struct series_keys k = { 0 };
 	json_t *o = NULL, *commits, *cells;
 	long long cur = -1;
@@ -2341,14 +2341,7 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 	assert(!strcmp(key, "file") || !strcmp(key, "option"));
 	if (!strcmp(key, "file"))
 		return run_series_files(out, db, run_id);
-	if (db_prepare(&ct, db,
-		       "SELECT c.id, c.position, c.sha, c.subject, x.build_id,"
-		       " (SELECT bo.verdict FROM boots bo WHERE bo.build_id"
-		       "  = x.build_id ORDER BY bo.id DESC LIMIT 1)"
-		       " FROM commits c LEFT JOIN commit_builds x"
-		       " ON x.commit_id = c.id WHERE c.run_id = ?"
-		       " ORDER BY c.position") ||
-	    db_prepare(&st, db,
+	if (db_prepare(&st, db,
 		       "SELECT s.commit_id, s.identity_id FROM commits c"
 		       " JOIN live_states s ON s.commit_id = c.id"
 		       " WHERE c.run_id = ? ORDER BY c.position") ||
@@ -2357,7 +2350,6 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 			       "SELECT file FROM identities WHERE id = ?" :
 			       "SELECT option FROM identities WHERE id = ?"))
 		goto out;
-	db_bind_int(ct, 1, run_id, 0);
 	db_bind_int(st, 1, run_id, 0);
 	o = json_object();
 	commits = json_array();
@@ -2366,17 +2358,7 @@ int query_run_series(json_t **out, sqlite3 *db, long long run_id,
 	k.names = json_array();
 	json_object_set_new(o, "commits", commits);
 	json_object_set_new(o, "cells", cells);
-	while ((rc = sqlite3_step(ct)) == SQLITE_ROW) {
-		json_t *c = json_object();
-
-		json_set_cols(c, ct, 0, "id:i position:i sha:s subject:s");
-		json_object_set_new(c, "built",
-				    json_boolean(sqlite3_column_type(ct, 4) !=
-						 SQLITE_NULL));
-		json_object_set_new(c, "boot", json_col_str(ct, 5));
-		json_array_append_new(commits, c);
-	}
-	if (rc != SQLITE_DONE)
+	if (series_commits(commits, db, run_id))
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		long long cid = sqlite3_column_int64(st, 0);
@@ -2414,7 +2396,6 @@ out:
 	free(k.of_ident);
 	free(k.count);
 	free(k.touched);
-	sqlite3_finalize(ct);
 	sqlite3_finalize(st);
 	sqlite3_finalize(look);
 	return ret;
