@@ -1916,8 +1916,9 @@ int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
 		       "  THEN '' ELSE '/' || r.arch END,"
 		       " EXISTS (SELECT 1 FROM builds b"
 		       "  WHERE b.commit_id = c.id),"
-		       " (SELECT COUNT(*) FROM live_states s"
-		       "  WHERE s.commit_id = c.id)"
+		       " (SELECT TOTAL(p.n) FROM point_counts p"
+		       "  WHERE p.commit_id = c.id"
+		       "  AND p.state IN ('new', 'present'))"
 		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
 		       " WHERE r0.id = ? ORDER BY c.position, r.id")) {
 		json_decref(all);
@@ -2168,77 +2169,7 @@ int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
 
 /* ---- the dashboard's views: series over a run, diffs ---- */
 
-/* The keys of query_run_series(), interned: one number per name. */
-struct series_keys {
-	json_t *index; /* name -> number */
-	json_t *names; /* number -> name */
-	long *of_ident; /* identity id -> key number + 1, 0: not looked up */
-	size_t nident;
-	long *count, *touched; /* per key at the current commit */
-	size_t ntouched, cap;
-};
-
-/* The key number of identity IID (its file or option through LOOK). */
-static long series_key(struct series_keys *k, sqlite3_stmt *look, long long iid)
-{
-	const char *name;
-	json_t *at;
-	long n;
-
-	if (iid < 0)
-		return -1;
-	if ((size_t)iid >= k->nident) {
-		size_t m = (size_t)iid * 2 + 64;
-
-		k->of_ident = xrealloc(k->of_ident, m * sizeof(*k->of_ident));
-		memset(k->of_ident + k->nident, 0,
-		       (m - k->nident) * sizeof(*k->of_ident));
-		k->nident = m;
-	}
-	if (k->of_ident[iid])
-		return k->of_ident[iid] - 1;
-	sqlite3_reset(look);
-	sqlite3_bind_int64(look, 1, iid);
-	name = sqlite3_step(look) == SQLITE_ROW ? db_col_text(look, 0) : NULL;
-	if (!name)
-		name = "";
-	at = json_object_get(k->index, name);
-	if (at) {
-		n = (long)json_integer_value(at);
-	} else {
-		n = (long)json_array_size(k->names);
-		json_object_set_new(k->index, name, json_integer(n));
-		json_array_append_new(k->names, json_string(name));
-		if ((size_t)n >= k->cap) {
-			k->cap = k->cap ? 2 * k->cap : 256;
-			k->count =
-				xrealloc(k->count, k->cap * sizeof(*k->count));
-			k->touched = xrealloc(k->touched,
-					      k->cap * sizeof(*k->touched));
-		}
-		k->count[n] = 0;
-	}
-	k->of_ident[iid] = n + 1;
-	return n;
-}
-
-/* The counts of commit AT as cells [AT, name, count], then zero them. */
-static void series_flush(struct series_keys *k, json_t *cells, json_int_t at)
-{
-	for (size_t i = 0; i < k->ntouched; i++) {
-		long n = k->touched[i];
-
-		json_array_append_new(
-			cells, json_pack("[IOi]", at,
-					 json_array_get(k->names, (size_t)n),
-					 (int)k->count[n]));
-		k->count[n] = 0;
-	}
-	k->ntouched = 0;
-}
-
-/* The run's commits as query_run_series() gives them, into COMMITS. */
-static int series_commits(json_t *commits, sqlite3 *db, long long run_id)
+int query_series_commits(json_t *commits, sqlite3 *db, long long run_id)
 {
 	sqlite3_stmt *ct = NULL;
 	int rc;
@@ -2267,137 +2198,60 @@ static int series_commits(json_t *commits, sqlite3 *db, long long run_id)
 }
 
 /*
- * query_run_series() by file: the live counts the collector keeps per
- * commit and file (point_files, schema 20), a few hundred rows a commit
- * instead of every live state and its identity.
+ * The counts are what the collector keeps per point with its states
+ * (point_files, schema 20; point_counts, schema 19): a few hundred rows
+ * a commit, not a million live states and their identities.
  */
-static int run_series_files(json_t **out, sqlite3 *db, long long run_id)
+int query_run_series(const json_t *commits, sqlite3 *db, long long run_id,
+		     const char *key, series_cell_fn *cell, void *ctx)
 {
 	sqlite3_stmt *st = NULL;
-	json_t *o = json_object(), *commits = json_array(),
-	       *cells = json_array();
-	long long cur = -1;
-	json_int_t at = -1;
+	long long cur = -1, *ids = NULL;
+	size_t at = (size_t)-1, n;
 	int rc = SQLITE_ERROR, ret = -1;
 
-	json_object_set_new(o, "commits", commits);
-	json_object_set_new(o, "cells", cells);
-	if (series_commits(commits, db, run_id) ||
-	    db_prepare(&st, db,
-		       "SELECT p.commit_id, p.file, p.n FROM commits c"
-		       " JOIN point_files p ON p.commit_id = c.id"
-		       " WHERE c.run_id = ? ORDER BY c.position"))
+	assert(!strcmp(key, "file") || !strcmp(key, "option"));
+	if (db_prepare(&st, db,
+		       !strcmp(key, "file") ?
+			       "SELECT p.commit_id, p.file, p.n FROM commits c"
+			       " JOIN point_files p ON p.commit_id = c.id"
+			       " WHERE c.run_id = ? ORDER BY c.position" :
+			       "SELECT p.commit_id, p.option, SUM(p.n)"
+			       " FROM commits c JOIN point_counts p"
+			       " ON p.commit_id = c.id WHERE c.run_id = ?"
+			       " AND p.state IN ('new', 'present')"
+			       " GROUP BY c.position, p.option"
+			       " ORDER BY c.position"))
 		goto fail;
+	n = json_array_size(commits);
+	ids = xcalloc(n + 1, sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = json_integer_value(
+			json_object_get(json_array_get(commits, i), "id"));
 	db_bind_int(st, 1, run_id, 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		long long cid = sqlite3_column_int64(st, 0);
 
 		if (cid != cur) {
 			cur = cid;
-			/* the commits come in the same order as the counts */
-			while ((size_t)++at < json_array_size(commits) &&
-			       json_integer_value(json_object_get(
-				       json_array_get(commits, (size_t)at),
-				       "id")) != cid)
+			/* the counts come in the commits' order */
+			while (++at < n && ids[at] != cid)
 				;
 		}
-		if ((size_t)at >= json_array_size(commits))
+		if (at >= n)
 			break;
-		json_array_append_new(cells,
-				      json_pack("[Isi]", at, db_col_text(st, 1),
-						sqlite3_column_int(st, 2)));
+		cell(ctx, at, db_col_text(st, 1), sqlite3_column_int64(st, 2));
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		goto fail;
-	*out = o;
-	o = NULL;
-	ret = 0;
-	goto out;
-fail:
-	error("cannot count run %lld by file: %s", run_id, sqlite3_errmsg(db));
-out:
-	json_decref(o);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/*
- * The states of a run are stepped in commit order and counted here, not
- * in SQL: a GROUP BY over a million live states and their identities
- * sorts them all (1.9 s on bench/server's database), while stepping them
- * is 0.2 s and the identities are looked up once each.
- */
-int query_run_series(json_t **out, sqlite3 *db, long long run_id,
-		     const char *key)
-{
-	sqlite3_stmt *st = NULL, *look = NULL;
-	struct series_keys k = { 0 };
-	json_t *o = NULL, *commits, *cells;
-	long long cur = -1;
-	json_int_t at = -1;
-	int rc = SQLITE_ERROR, ret = -1;
-
-	*out = NULL;
-	assert(!strcmp(key, "file") || !strcmp(key, "option"));
-	if (!strcmp(key, "file"))
-		return run_series_files(out, db, run_id);
-	if (db_prepare(&st, db,
-		       "SELECT s.commit_id, s.identity_id FROM commits c"
-		       " JOIN live_states s ON s.commit_id = c.id"
-		       " WHERE c.run_id = ? ORDER BY c.position") ||
-	    db_prepare(&look, db,
-		       !strcmp(key, "file") ?
-			       "SELECT file FROM identities WHERE id = ?" :
-			       "SELECT option FROM identities WHERE id = ?"))
-		goto out;
-	db_bind_int(st, 1, run_id, 0);
-	o = json_object();
-	commits = json_array();
-	cells = json_array();
-	k.index = json_object();
-	k.names = json_array();
-	json_object_set_new(o, "commits", commits);
-	json_object_set_new(o, "cells", cells);
-	if (series_commits(commits, db, run_id))
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long cid = sqlite3_column_int64(st, 0);
-		long n = series_key(&k, look, sqlite3_column_int64(st, 1));
-
-		if (cid != cur) {
-			series_flush(&k, cells, at);
-			cur = cid;
-			/* the commits come in the same order as the states */
-			while ((size_t)++at < json_array_size(commits) &&
-			       json_integer_value(json_object_get(
-				       json_array_get(commits, (size_t)at),
-				       "id")) != cid)
-				;
-		}
-		if (n < 0)
-			continue;
-		if (!k.count[n]++)
-			k.touched[k.ntouched++] = n;
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	series_flush(&k, cells, at);
-	*out = o;
-	o = NULL;
 	ret = 0;
 	goto out;
 fail:
 	error("cannot count run %lld by %s: %s", run_id, key,
 	      sqlite3_errmsg(db));
 out:
-	json_decref(o);
-	json_decref(k.index);
-	json_decref(k.names);
-	free(k.of_ident);
-	free(k.count);
-	free(k.touched);
+	free(ids);
 	sqlite3_finalize(st);
-	sqlite3_finalize(look);
 	return ret;
 }
 

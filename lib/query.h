@@ -418,15 +418,25 @@ int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
 
 /* ---- the dashboard's views: series over a run, diffs ---- */
 
+/* One count of query_run_series(): commit index AT, a name, a count. */
+typedef void series_cell_fn(void *ctx, size_t at, const char *name,
+			    long long n);
+
+/*
+ * Appends run RUN_ID's commits to COMMITS: [{"id", "position", "sha",
+ * "subject", "built", "boot"}] in position order.  0 or -1.
+ */
+int query_series_commits(json_t *commits, sqlite3 *db, long long run_id);
+
 /*
  * Run RUN_ID's live warnings counted per commit and per KEY ("file" or
- * "option": the identity's file or -W option) into *out, an object
- * {"commits": [{"id", "position", "sha", "subject", "built", "boot"}]
- * in position order, "cells": [[commit index, key, count], ...]} (a key
- * without warnings at a commit has no cell).  0 or -1 (reported).
+ * "option": the identity's file, or its -W option, else its kind):
+ * calls CELL(CTX, commit index in COMMITS, name, count) for every name
+ * with warnings at a commit, in commit order.  COMMITS is what
+ * query_series_commits() gave.  0 or -1 (reported).
  */
-int query_run_series(json_t **out, sqlite3 *db, long long run_id,
-		     const char *key);
+int query_run_series(const json_t *commits, sqlite3 *db, long long run_id,
+		     const char *key, series_cell_fn *cell, void *ctx);
 
 /*
  * Every warning live at commit FROM or at commit TO (any two commits, of

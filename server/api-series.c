@@ -20,8 +20,23 @@ struct rows {
 	char **name;
 	long long *count; /* n * ncommits; -1: not built */
 	size_t n, cap, ncommits;
-	const long long *blank; /* a row of a fresh name */
+	long long *blank; /* a row of a fresh name */
 };
+
+/* RS, empty, for the run's COMMITS: a commit not built counts -1. */
+static void rows_init(struct rows *rs, const json_t *commits)
+{
+	long long *blank;
+	const json_t *c;
+	size_t i;
+
+	rs->ncommits = json_array_size(commits);
+	rs->index = json_object();
+	blank = xcalloc(rs->ncommits + 1, sizeof(*blank));
+	json_array_foreach(commits, i, c)
+		blank[i] = json_is_true(json_object_get(c, "built")) ? 0 : -1;
+	rs->blank = blank;
+}
 
 static long long *row_of(struct rows *rs, const char *name)
 {
@@ -43,6 +58,15 @@ static long long *row_of(struct rows *rs, const char *name)
 	       rs->ncommits * sizeof(*rs->count));
 	json_object_set_new(rs->index, name, json_integer((json_int_t)i));
 	return rs->count + i * rs->ncommits;
+}
+
+/* query_run_series()'s cells into the rows CTX. */
+static void add_cell(void *ctx, size_t at, const char *name, long long n)
+{
+	struct rows *rs = ctx;
+
+	if (at < rs->ncommits)
+		row_of(rs, name ? name : "")[at] += n;
 }
 
 static const struct rows *sort_rows; /* qsort has no context */
@@ -102,49 +126,35 @@ static void rows_free(struct rows *rs)
 		free(rs->name[i]);
 	free(rs->name);
 	free(rs->count);
+	free(rs->blank);
 	json_decref(rs->index);
 }
 
 /*
- * Add CELLS ([[commit, file, count]]) to RS under every MAINTAINERS entry
- * of M that covers the file, each file matched once.
+ * Add the rows of FILES to RS under every MAINTAINERS entry of M that
+ * covers their file: a file is matched once, whatever its number of
+ * commits.
  */
 static void add_by_subsystem(struct rows *rs, const struct maint *m,
-			     json_t *cells)
+			     const struct rows *files)
 {
 	/* XXX: a file in more than 64 entries counts for the first 64 */
-	size_t idx[64], n, i;
-	json_t *memo = json_object(), *cell;
+	size_t idx[64], n;
 
-	json_array_foreach(cells, i, cell) {
-		const char *f = json_string_value(json_array_get(cell, 1));
-		json_int_t at = json_integer_value(json_array_get(cell, 0));
-		json_int_t cnt = json_integer_value(json_array_get(cell, 2));
-		json_t *list, *e;
-		size_t k;
+	for (size_t f = 0; f < files->n; f++) {
+		const long long *fc = files->count + f * files->ncommits;
 
-		if (!f || at < 0 || (size_t)at >= rs->ncommits)
-			continue;
-		list = json_object_get(memo, f);
-		if (!list) {
-			n = maint_match(idx, ARRAY_SIZE(idx), m, f);
-			if (n > ARRAY_SIZE(idx))
-				n = ARRAY_SIZE(idx);
-			list = json_array();
-			for (k = 0; k < n; k++)
-				json_array_append_new(
-					list, json_integer((json_int_t)idx[k]));
-			json_object_set_new(memo, f, list);
-		}
-		json_array_foreach(list, k, e) {
-			long long *row = row_of(
-				rs,
-				maint_name(m, (size_t)json_integer_value(e)));
+		n = maint_match(idx, ARRAY_SIZE(idx), m, files->name[f]);
+		if (n > ARRAY_SIZE(idx))
+			n = ARRAY_SIZE(idx);
+		for (size_t k = 0; k < n; k++) {
+			long long *row = row_of(rs, maint_name(m, idx[k]));
 
-			row[at] += cnt;
+			for (size_t j = 0; j < rs->ncommits; j++)
+				if (fc[j] > 0)
+					row[j] += fc[j];
 		}
 	}
-	json_decref(memo);
 }
 
 int api_run_series(struct api_reply *reply, const struct api_req *r)
@@ -152,31 +162,36 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 	const char *by = api_arg(r, "by"), *lim = api_arg(r, "limit");
 	const char *off = api_arg(r, "offset");
 	const struct maint *m = NULL;
-	struct rows rs = { 0 };
-	json_t *got = NULL, *commits, *cells, *c, *cell;
-	long long id = 0, tree_id = -1, *blank = NULL, max = 0;
+	struct rows rs = { 0 }, files = { 0 };
+	json_t *commits = json_array();
+	long long id = 0, tree_id = -1, max = 0;
 	long limit = lim ? atol(lim) : -1, offset = off ? atol(off) : 0;
-	size_t i;
 	int ex, ret = -1;
 
 	if (!by)
 		by = "subsystem";
 	if (api_parse_id(&id, reply, "run id", r->args[0]))
-		return -1;
+		goto out;
 	ex = api_run_exists(reply, r->db, id);
-	if (ex <= 0)
-		return ex < 0 ? -1 : api_fail(reply, 404, "no run %lld", id);
-	if (query_run_series(&got, r->db, id,
-			     !strcmp(by, "option") ? "option" : "file"))
-		return api_db_fail(reply, r->db);
-	commits = json_object_get(got, "commits");
-	cells = json_object_get(got, "cells");
-	rs.ncommits = json_array_size(commits);
-	rs.index = json_object();
-	blank = xcalloc(rs.ncommits + 1, sizeof(*blank));
-	json_array_foreach(commits, i, c)
-		blank[i] = json_is_true(json_object_get(c, "built")) ? 0 : -1;
-	rs.blank = blank;
+	if (ex <= 0) {
+		if (!ex)
+			api_fail(reply, 404, "no run %lld", id);
+		goto out;
+	}
+	/* the commits come first, then the cells: FILES is made for them */
+	if (query_series_commits(commits, r->db, id)) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
+	rows_init(&rs, commits);
+	rows_init(&files, commits);
+	if (query_run_series(commits, r->db, id,
+			     !strcmp(by, "option") ? "option" : "file",
+			     add_cell,
+			     !strcmp(by, "subsystem") ? &files : &rs)) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
 	reply->json = json_object();
 	json_object_set_new(reply->json, "run", json_integer(id));
 	json_object_set_new(reply->json, "by", json_string(by));
@@ -198,19 +213,7 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 		json_object_set_new(reply->json, "maintainers",
 				    json_boolean(m != NULL));
 		if (m)
-			add_by_subsystem(&rs, m, cells);
-	} else {
-		json_array_foreach(cells, i, cell) {
-			const char *name =
-				json_string_value(json_array_get(cell, 1));
-			json_int_t at =
-				json_integer_value(json_array_get(cell, 0));
-
-			if (at < 0 || (size_t)at >= rs.ncommits)
-				continue;
-			row_of(&rs, name ? name : "")[at] +=
-				json_integer_value(json_array_get(cell, 2));
-		}
+			add_by_subsystem(&rs, m, &files);
 	}
 	/* limit and offset page the rows (checked by api_dispatch) */
 	json_object_set_new(reply->json, "total_rows",
@@ -222,7 +225,7 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 	ret = 0;
 out:
 	rows_free(&rs);
-	free(blank);
-	json_decref(got);
+	rows_free(&files);
+	json_decref(commits);
 	return ret;
 }
