@@ -561,6 +561,54 @@ want=$(printf 'null\n'; for p in $((big - 1)) $((big - 2)) 0 0 1 $((big - 1)); d
 [ "$(cat "$tmp/keys")" = "$want" ] || { echo "# want:"; echo "$want" | sed 's/^/# /'; false; }
 ok $? "keys on a $big-commit chart: Left, Home, Left (stays), Right, End move the focus, the tab stop and the tip"
 
+# the same run's pages: the commit table 50 commits at a time (the one
+# with ?at= first), the over-time tables 25 commits at a time around the
+# selected one, each row's sparkline the whole run in 120 pixels
+dom "#/run/$BIG"
+a=$(grep -o '<tr class="commit-row[^>]*><td class="num">[0-9]*' "$tmp/dom" |
+	sed 's/.*>//' | paste -sd,)
+[ "$a" = "$(seq -s, 0 49)" ] && grep -qF '1–50 of 205 commits' "$tmp/dom" &&
+	grep -qF "href=\"#/run/$BIG?rows=50\"" "$tmp/dom"
+ok $? "$big commits: the table's first page, 50 rows, and a link to the next"
+dom "#/run/$BIG?at=120"
+a=$(grep -o '<tr class="commit-row[^>]*><td class="num">[0-9]*' "$tmp/dom" |
+	sed 's/.*>//' | paste -sd,)
+[ "$a" = "$(seq -s, 100 149)" ] && grep -qF '101–150 of 205 commits' "$tmp/dom"
+ok $? "?at=120: the table's page is the one with commit #120 (${a%%,*}..${a##*,})"
+api "/api/runs/$BIG/series?by=file" >"$tmp/big-series.json"
+# over/file DOM's count cells, header positions and picker options
+over_cells() {
+	grep -o '<td class="num cell[^"]*" data-count="[0-9]*"' "$tmp/dom" |
+		sed 's/.*data-count="//; s/"//' | paste -sd,
+}
+over_cols() {
+	grep -o '<th class="num col[^"]*" title="[^"]*"><a [^>]*>[0-9]*' "$tmp/dom" |
+		sed 's/.*>//' | paste -sd,
+}
+dom "#/over/file?run=$BIG"
+rows=$(jq '.rows | length' "$tmp/big-series.json")
+[ "$(over_cells)" = "$(jq -r '[.rows[].counts[180:205][]] | join(",")' "$tmp/big-series.json")" ] &&
+	[ "$(over_cols)" = "$(seq -s, 180 204)" ] &&
+	[ "$(perl -0ne 'print $1 if /<select aria-label="commit">(.*?)<\/select>/s' "$tmp/dom" |
+		grep -o '<option ' | wc -l)" = 25 ] &&
+	[ "$(count '<td class="num cell at')" = "$rows" ] &&
+	grep -qF '181–205 of 205 commits' "$tmp/dom" &&
+	grep -qF "href=\"#/over/file?run=$BIG&amp;at=204&amp;cols=155\"" "$tmp/dom"
+ok $? "over time, $big commits: the last 25 columns, #204 selected, cells = API, a link to the 25 before"
+dom "#/over/file?run=$BIG&at=3&cols=0"
+[ "$(over_cells)" = "$(jq -r '[.rows[].counts[0:25][]] | join(",")' "$tmp/big-series.json")" ] &&
+	[ "$(over_cols)" = "$(seq -s, 0 24)" ] &&
+	[ "$(grep -o '<th class="num col[^"]*"' "$tmp/dom" | grep -n ' at"' | cut -d: -f1)" = 4 ] &&
+	grep -qF '1–25 of 205 commits' "$tmp/dom"
+ok $? "over time, cols=0 at=3: the first 25 columns, the fourth marked"
+dom "#/over/file?run=$BIG&at=100"
+[ "$(over_cols)" = "$(seq -s, 88 112)" ]
+ok $? "over time, at=100 alone: the 25 columns around it ($(over_cols | cut -d, -f1)..)"
+pts=$(grep -o '<polyline points="[^"]*"' "$tmp/dom" | head -1 | grep -o ',' | wc -l)
+[ "$(count '<svg [^>]*class="spark"')" = "$rows" ] && [ "$pts" -ge 2 ] && [ "$pts" -le 240 ] &&
+	[ "$(count '<rect [^>]*class="shown"')" = "$rows" ]
+ok $? "sparklines: one a row, the whole run in $pts points (at most 2 per pixel), the table's commits shaded"
+
 server_stop
 ok $? "server stopped cleanly"
 

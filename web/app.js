@@ -205,15 +205,22 @@ function chart(series, commits) {
 				pts.push(x(i).toFixed(1) + ',' + y(v).toFixed(1));
 		});
 		sg.appendChild(svg('polyline', { points: pts.join(' '), class: 'series ' + cls }));
-		const r = n > 200 ? 2.5 : 4;
+		const r = String(n > 200 ? 2.5 : 4), pcls = 'point ' + cls;
+		// made directly, as countCell: a 1,000-commit run has thousands
 		s.values.forEach((v, i) => {
 			if (v === null || v === undefined)
 				return;
-			const c = svg('circle', { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: r,
-				class: 'point ' + cls, tabindex: -1,
-				'data-position': commits[i].position, 'data-series': s.label,
-				'data-count': v, 'aria-label': s.label + ' at #' +
-					commits[i].position + ': ' + v });
+			const c = document.createElementNS(SVGNS, 'circle');
+			const pos = String(commits[i].position);
+			c.setAttribute('cx', x(i).toFixed(1));
+			c.setAttribute('cy', y(v).toFixed(1));
+			c.setAttribute('r', r);
+			c.setAttribute('class', pcls);
+			c.setAttribute('tabindex', '-1');
+			c.setAttribute('data-position', pos);
+			c.setAttribute('data-series', s.label);
+			c.setAttribute('data-count', String(v));
+			c.setAttribute('aria-label', s.label + ' at #' + pos + ': ' + v);
 			c.kwAt = i;
 			c.kwValue = v;
 			sg.appendChild(c);
@@ -319,13 +326,19 @@ function groupSeries(group, bds, archs) {
 	return series;
 }
 
-function commitTable(points) {
+// A run's commits a page at a time: the chart above shows them all.
+const COMMIT_PAGE = 50;
+
+// POINTS from OFFSET as the table of the burn-down page; HREFOF(offset)
+// is the address of another page.
+function commitTable(points, offset, hrefOf) {
 	const head = el('tr', {}, el('th', { class: 'num' }, '#'),
 		el('th', { class: 'sha' }, 'commit'), el('th', {}, 'subject'),
 		el('th', { class: 'num' }, 'warnings'), el('th', { class: 'num' }, 'new'),
 		el('th', { class: 'num' }, 'fixed'), el('th', { class: 'num' }, 'not built'),
 		el('th', {}, 'boot'));
-	const rows = points.map((p) => {
+	const page = points.slice(offset, offset + COMMIT_PAGE);
+	const rows = page.map((p) => {
 		const tr = el('tr', { class: 'commit-row' + (p.new ? ' has-new' : '') },
 			el('td', { class: 'num' }, p.position),
 			el('td', { class: 'sha mono' }, short(p.commit)),
@@ -343,8 +356,12 @@ function commitTable(points) {
 		});
 		return tr;
 	});
-	return el('div', { class: 'scroll' },
+	const table = el('div', { class: 'scroll' },
 		el('table', { id: 'commits' }, el('thead', {}, head), el('tbody', {}, ...rows)));
+	if (points.length <= COMMIT_PAGE)
+		return table;
+	return el('div', {}, table,
+		pageLinks(offset, COMMIT_PAGE, page.length, points.length, hrefOf, 'commits'));
 }
 
 function warningItem(w, extra) {
@@ -416,10 +433,11 @@ async function viewRun(id, q) {
 	const bds = group.map((r) => (byId.get(r.id) || {}).burndown || []);
 	const archs = group.map((r) => (byId.get(r.id) || {}).arch);
 	const points = bds[0];
+	const byPos = bds.map((bd) => new Map(bd.map((x) => [x.position, x])));
 	const commits = points.map((p) => {
 		let boot = p.boot;
 		group.forEach((r, k) => {
-			const q = bds[k].find((x) => x.position === p.position);
+			const q = byPos[k].get(p.position);
 			if (q && q.boot && q.boot !== 'pass' && (!boot || boot === 'pass'))
 				boot = q.boot + (k ? ' (' + (r.cc || 'run #' + r.id) + ')' : '');
 		});
@@ -437,15 +455,20 @@ async function viewRun(id, q) {
 		el('span', {}, el('b', {}, points.length), ' commits'),
 		first && last ? link('#/diff?run=' + run + '&from=' + first.id + '&to=' + last.id,
 			'base → tip diff') : null);
+	// the table's page: ?rows=OFFSET, else the one with the commit ?at=POS
+	const at = q && q.get('at');
+	const atIdx = at === null || at === undefined ? -1 :
+		points.findIndex((p) => String(p.position) === at);
+	const offset = q && q.get('rows') ? Math.max(0, Number(q.get('rows')) || 0) :
+		atIdx > 0 ? atIdx - atIdx % COMMIT_PAGE : 0;
 	const left = el('div', {},
 		card('Burn-down of run #' + run + (group.length > 1 ? ' with ' +
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
 		chart(groupSeries(group, bds, archs), commits)),
-		card('Commits', commitTable(points)));
+		card('Commits', commitTable(points, offset, (o) => '#/run/' + run + '?rows=' + o)));
 	const right = el('div', {}, await newPanel(points, run));
 	show(el('div', { class: 'grid' }, left, right));
 	// #/run/N?at=POS: that commit's point has the focus, its tip open
-	const at = q && q.get('at');
 	const pt = at !== null && at !== undefined &&
 		document.querySelector('svg.chart .point[data-position="' + Number(at) + '"]');
 	if (pt)
@@ -454,19 +477,41 @@ async function viewRun(id, q) {
 
 // ---- over time: subsystems, files or options x the run's commits ----
 
-function sparkline(counts, max) {
+// The whole run in 120 x 24 pixels: at most a low and a high per pixel
+// column (the browser draws no more of a 1,000-commit row), the
+// commits the table shows shaded.
+function sparkline(counts, max, shown) {
 	const W = 120, H = 24, n = counts.length;
-	const pts = [];
-	counts.forEach((v, i) => {
-		if (v !== null)
-			pts.push((n <= 1 ? W / 2 : i * W / (n - 1)).toFixed(1) + ',' +
-				(H - 2 - (H - 4) * v / (max || 1)).toFixed(1));
-	});
-	return svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'spark', 'aria-hidden': 'true' },
-		svg('polyline', { points: pts.join(' ') }));
+	const sx = n <= 1 ? 0 : W / (n - 1), sy = (H - 4) / (max || 1);
+	const px = (i) => (n <= 1 ? W / 2 : Math.round(i * sx * 10) / 10);
+	const pt = (i) => px(i) + ',' + Math.round((H - 2 - counts[i] * sy) * 10) / 10 + ' ';
+	const per = Math.max(1, Math.ceil(n / W));
+	let pts = '';
+	// plain loops: 40 rows of 1,000 counts run before the JIT is warm
+	for (let i = 0; i < n; i += per) {
+		const end = Math.min(n, i + per);
+		let lo = -1, hi = -1;
+		for (let j = i; j < end; j++) {
+			const v = counts[j];
+			if (v === null)
+				continue;
+			if (lo < 0 || v < counts[lo])
+				lo = j;
+			if (hi < 0 || v > counts[hi])
+				hi = j;
+		}
+		if (lo >= 0)
+			pts += lo === hi ? pt(lo) : lo < hi ? pt(lo) + pt(hi) : pt(hi) + pt(lo);
+	}
+	const g = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'spark', 'aria-hidden': 'true' });
+	if (shown && n > 1 && shown[1] - shown[0] < n)
+		g.appendChild(svg('rect', { x: px(shown[0]), y: 0, height: H,
+			width: Math.max(1, px(shown[1] - 1) - px(shown[0])), class: 'shown' }));
+	g.appendChild(svg('polyline', { points: pts.trim() }));
+	return g;
 }
 
-// A table cell of the over-time view, made directly: there are tens of
+// A table cell of the over-time view, made directly: there are
 // thousands of them, and el()'s generality costs a third of the time.
 function countCell(v, at) {
 	const td = document.createElement('td');
@@ -477,8 +522,22 @@ function countCell(v, at) {
 }
 
 const OVER = { subsystem: 'MAINTAINERS entry', file: 'file', option: 'option' };
-const OVER_PAGE = 40;
 const OVER_TITLE = { subsystem: 'Subsystems', file: 'Files', option: 'Options' };
+// rows (names) and columns (commits) of one page of the over-time table:
+// 25 columns fit a laptop's width, and the browser lays out 40 x 25
+// cells in a frame, not 40 x 1,000 (the sparkline shows the whole run)
+const OVER_PAGE = 40;
+const OVER_COLS = 25;
+
+// Which OVER_COLS commits of N the table shows: those from COLS when
+// asked, else a window around the selected commit AT.
+function overWindow(n, at, cols) {
+	const last = Math.max(0, n - OVER_COLS);
+	const from = cols !== null && cols !== '' && !isNaN(Number(cols)) ? Number(cols) :
+		at - Math.floor(OVER_COLS / 2);
+	const s = Math.min(last, Math.max(0, Math.floor(from)));
+	return [s, Math.min(n, s + OVER_COLS)];
+}
 
 async function viewOver(by, q) {
 	const run = pickRun(q.get('run'));
@@ -497,42 +556,42 @@ async function viewOver(by, q) {
 			'The tree of this run has no MAINTAINERS file stored.')));
 		return;
 	}
+	const [c0, c1] = overWindow(commits.length, at, q.get('cols'));
+	const shown = commits.slice(c0, c1);
 	const c = commits[at];
 	const rowHref = (name) => !c ? '#' :
 		by === 'subsystem' ? '#/subsystem/' + run + '/' + enc(name) + '?commit=' + c.id :
 			'#/warnings?run=' + run + '&commit=' + c.id + '&' + by + '=' + enc(name);
-	const hrefAt = (i) => '#/over/' + by + '?run=' + run + '&at=' + commits[i].position +
-		(q.get('rows') ? '&rows=' + enc(q.get('rows')) : '');
+	// the page's address: the selected commit, the first column, the first row
+	const href = (i, cols, rows) => '#/over/' + by + '?run=' + run + '&at=' +
+		(commits[i] ? commits[i].position : 0) + '&cols=' + cols +
+		(rows ? '&rows=' + rows : '');
 	const head = el('tr', {}, el('th', { class: 'name' }, OVER[by]),
 		el('th', {}, 'trend'),
-		...commits.map((x, i) => el('th', { class: 'num col' + (i === at ? ' at' : ''),
+		...shown.map((x, k) => el('th', { class: 'num col' + (c0 + k === at ? ' at' : ''),
 			title: '#' + x.position + ' ' + short(x.sha) + ' ' + (x.subject || '') },
-		link(hrefAt(i), String(x.position)))));
-	// OVER_PAGE rows at a time: a row is a cell per commit
+		link(href(c0 + k, c0, from), String(x.position)))));
 	const max = res.max, page = res.rows, total = res.total_rows;
-	const more = el('div', { class: 'pager' });
-	const pageHref = (o) => '#/over/' + by + '?run=' + run + '&at=' + (c ? c.position : 0) +
-		'&rows=' + o;
-	if (from > 0)
-		more.appendChild(link(pageHref(Math.max(0, from - OVER_PAGE)), '← previous rows'));
-	more.appendChild(el('span', { class: 'muted' }, (total ? from + 1 : 0) + '–' +
-		(from + page.length) + ' of ' + total + ' rows'));
-	if (from + OVER_PAGE < total)
-		more.appendChild(link(pageHref(from + OVER_PAGE), 'next rows →'));
 	const rows = page.map((r) => el('tr', { class: 'over-row' },
 		el('td', { class: 'name' }, el('a', { href: rowHref(r.name), class: 'cut',
 			title: r.name }, r.name)),
-		el('td', { class: 'sparkcell' }, sparkline(r.counts, max)),
-		...r.counts.map((v, i) => countCell(v, i === at))));
-	const pick = el('select', { 'aria-label': 'commit' }, ...commits.map((x, i) =>
-		el('option', { value: String(i) }, '#' + x.position + ' ' + short(x.sha) + ' ' +
-			(x.subject || ''))));
+		el('td', { class: 'sparkcell' }, sparkline(r.counts, max, [c0, c1])),
+		...r.counts.slice(c0, c1).map((v, k) => countCell(v, c0 + k === at))));
+	// the commits of the window: the others are a page away
+	const pick = el('select', { 'aria-label': 'commit' }, ...shown.map((x, k) =>
+		el('option', { value: String(c0 + k) }, '#' + x.position + ' ' + short(x.sha) +
+			' ' + (x.subject || ''))));
 	pick.value = String(at);
-	pick.addEventListener('change', () => { location.hash = hrefAt(Number(pick.value)); });
+	pick.addEventListener('change', () => {
+		location.hash = href(Number(pick.value), c0, from);
+	});
 	document.title = 'kwarn: ' + OVER[by] + ' over run #' + run;
-	show(card(OVER_TITLE[by] + ' over the commits of run #' + run, tabs, el('label', { class: 'pick' }, 'rows lead to the warnings at ', pick),
-	el('div', { class: 'scroll' }, el('table', { class: 'over', id: 'over' },
-		el('thead', {}, head), el('tbody', {}, ...rows))), more));
+	show(card(OVER_TITLE[by] + ' over the commits of run #' + run, tabs,
+		el('label', { class: 'pick' }, 'rows lead to the warnings at ', pick),
+		pageLinks(c0, OVER_COLS, c1 - c0, commits.length, (o) => href(at, o, from), 'commits'),
+		el('div', { class: 'scroll' }, el('table', { class: 'over', id: 'over' },
+			el('thead', {}, head), el('tbody', {}, ...rows))),
+		pageLinks(from, OVER_PAGE, page.length, total, (o) => href(at, c0, o), 'rows')));
 }
 
 // ---- warnings filtered by file, option or subsystem at a commit ----
@@ -709,20 +768,30 @@ async function viewDiff(q) {
 		c.remaining + ' remaining' + (c.not_built ? ', ' + c.not_built + ' not built' : '');
 	let picker = null;
 	if (points) {
-		const sel = (name, cur) => {
-			const s = el('select', { 'aria-label': name }, ...points.map((x) =>
-				el('option', { value: String(x.id) }, '#' + x.position + ' ' +
-					short(x.commit) + ' ' + (x.subject || ''))));
-			s.value = String(cur);
-			s.addEventListener('change', () => {
+		// a commit by its position, the run's commits offered as one list:
+		// two selects of 1,000 options would cost the page a frame
+		const list = el('datalist', { id: 'diff-commits' }, ...points.map((x) =>
+			el('option', { value: String(x.position) }, short(x.commit) + ' ' +
+				(x.subject || ''))));
+		const byPos = new Map(points.map((x) => [String(x.position), x]));
+		const pos = (name, cur) => {
+			const i = el('input', { type: 'number', 'aria-label': name, list: 'diff-commits',
+				min: points[0].position, max: points[points.length - 1].position,
+				value: cur.position, title: short(cur.sha) + ' ' +
+					((byPos.get(String(cur.position)) || {}).subject || '') });
+			i.addEventListener('change', () => {
+				const x = byPos.get(i.value);
+				if (!x)
+					return;
 				const n = new URLSearchParams(p);
-				n.set(name, s.value);
+				n.set(name, String(x.id));
 				location.hash = '#/diff?' + n.toString();
 			});
-			return s;
+			return i;
 		};
-		picker = el('div', { class: 'filters' }, el('label', {}, 'from ', sel('from', d.from.id)),
-			el('label', {}, 'to ', sel('to', d.to.id)));
+		picker = el('div', { class: 'filters' }, list,
+			el('label', {}, 'from commit #', pos('from', d.from)),
+			el('label', {}, 'to commit #', pos('to', d.to)));
 	}
 	let cause = null;
 	if (q.get('from_run') && q.get('to_run')) {
@@ -830,15 +899,22 @@ function warningTable(list, commit) {
 		el('tbody', {}, ...rows)));
 }
 
-function pager(res, hrefOf) {
+// The links around one page of a list: OFFSET and LIMIT as the API
+// took them, SHOWN items of TOTAL on this page, WHAT they are ("rows").
+function pageLinks(offset, limit, shown, total, hrefOf, what) {
 	const p = el('div', { class: 'pager' });
-	if (res.offset > 0)
-		p.appendChild(link(hrefOf(Math.max(0, res.offset - res.limit)), '← previous'));
-	p.appendChild(el('span', { class: 'muted' }, (res.total ? res.offset + 1 : 0) + '–' +
-		(res.offset + res.warnings.length) + ' of ' + res.total));
-	if (res.offset + res.warnings.length < res.total)
-		p.appendChild(link(hrefOf(res.offset + res.limit), 'next →'));
+	const w = what ? ' ' + what : '';
+	if (offset > 0)
+		p.appendChild(link(hrefOf(Math.max(0, offset - limit)), '← previous' + w));
+	p.appendChild(el('span', { class: 'muted' }, (total ? offset + 1 : 0) + '–' +
+		(offset + shown) + ' of ' + total + w));
+	if (offset + shown < total)
+		p.appendChild(link(hrefOf(offset + limit), 'next' + w + ' →'));
 	return p;
+}
+
+function pager(res, hrefOf) {
+	return pageLinks(res.offset, res.limit, res.warnings.length, res.total, hrefOf, '');
 }
 
 async function viewCommit(id, q) {
@@ -947,9 +1023,11 @@ async function route() {
 	} catch (e) {
 		show(card('Error', el('p', { class: 'error' }, String(e.message || e))));
 	}
-	// the view is drawn once the browser has laid it out
+	// the view is drawn once the browser has laid it out and painted it:
+	// a frame's callbacks run before its layout and paint, so the clock
+	// stops at the first task after that frame
 	await new Promise((ok) => {
-		requestAnimationFrame(() => ok());
+		requestAnimationFrame(() => setTimeout(ok, 0));
 		setTimeout(ok, 100); /* a hidden page draws no frame */
 	});
 	document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
