@@ -76,6 +76,29 @@ int query_last_built(long long *out, sqlite3 *db, long long run_id)
 	return 0;
 }
 
+int query_first_built(long long *out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = -1;
+	if (db_prepare(&st, db,
+		       "SELECT c.id FROM commits c WHERE c.run_id = ?"
+		       " AND EXISTS (SELECT 1 FROM builds b"
+		       "  WHERE b.commit_id = c.id)"
+		       " ORDER BY c.position LIMIT 1"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot find the first built commit: %s",
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
 int query_commit_build(long long *out, sqlite3 *db, long long commit_id)
 {
 	sqlite3_stmt *st = NULL;

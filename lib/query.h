@@ -66,6 +66,9 @@ int query_resolve_commit(long long *out, sqlite3 *db, const char *ref,
  */
 int query_last_built(long long *out, sqlite3 *db, long long run_id);
 
+/* The first commit of run RUN_ID that was built (its base), or -1. */
+int query_first_built(long long *out, sqlite3 *db, long long run_id);
+
 /* The newest build of COMMIT_ID into *out (-1: none).  0 or -1. */
 int query_commit_build(long long *out, sqlite3 *db, long long commit_id);
 

@@ -37,7 +37,8 @@ static size_t kind_of(json_t *w)
 }
 
 /*
- * Resolve query parameter NAME (a commit), or NAME_run (a run: its last
+ * Resolve query parameter NAME (a commit; with RUN_ID, "base" or "tip":
+ * the run's first or last built commit), or NAME_run (a run: its last
  * built commit, a night's tip), to a point; or 400 / 404.
  */
 static int side(struct query_point *p, struct api_reply *reply,
@@ -68,6 +69,17 @@ static int side(struct query_point *p, struct api_reply *reply,
 		if (id < 0)
 			return api_fail(reply, 404,
 					"no built commit in run %lld", rid);
+	} else if (!strcmp(ref, "base") || !strcmp(ref, "tip")) {
+		/* the run's first or last built commit, as the burn-down's */
+		if (run_id < 0)
+			return api_fail(reply, 400, "%s=%s needs 'run'", name,
+					ref);
+		if ((*ref == 'b' ? query_first_built :
+				   query_last_built)(&id, r->db, run_id))
+			return api_db_fail(reply, r->db);
+		if (id < 0)
+			return api_fail(reply, 404,
+					"no built commit in run %lld", run_id);
 	} else {
 		if (query_resolve_commit(&id, r->db, ref, run_id))
 			return api_db_fail(reply, r->db);

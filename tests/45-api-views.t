@@ -194,6 +194,16 @@ jq -e --argjson g "$(jq '.[2].warnings' "$tmp/bd.$RUN")" \
 	"$tmp/dx" >/dev/null
 ok $? "diff across two runs by commit id: counts match both burn-downs"
 
+# base and tip: the run's first and last built commits, as the
+# burn-down (whose first and last points with warnings) names them
+bt=$(jq -r '[.[] | select(.warnings != null)] | "\(.[0].id) \(.[-1].id)"' "$tmp/bd.$RUN")
+get "/api/diff?run=$RUN&from=base&to=tip" >"$tmp/dbt"
+get "/api/diff?run=$RUN&from=${bt% *}&to=${bt#* }" >"$tmp/dids"
+[ "$(jq -c . "$tmp/dbt")" = "$(jq -c . "$tmp/dids")" ] &&
+	[ "$(jq -r '"\(.from.id) \(.to.id)"' "$tmp/dbt")" = "$bt" ]
+ok $? "diff from=base to=tip is the diff of the first and last built commits ($bt)"
+err_is 400 "/api/diff?from=base&to=tip" "needs 'run'"
+ok $? "diff base..tip without run: 400"
 err_is 400 "/api/diff?from=$C1" "missing parameter 'to'"
 ok $? "diff without to: 400"
 err_is 400 "/api/diff?to=$C1" "missing parameter 'from'"

@@ -386,8 +386,9 @@ function baseAndTip(points) {
 }
 
 // The warnings new since the base and still there at the tip, from one
-// request (the diff of the two), whatever the number of commits.
-async function newPanel(points, run) {
+// request (the diff of the two), whatever the number of commits: DIFF,
+// that request already on its way, or null.
+async function newPanel(points, run, diff) {
 	const panel = el('section', { class: 'card new-panel', id: 'new-warnings' },
 		el('h2', {}, 'New warnings'));
 	const built = points.filter((p) => p.warnings !== null);
@@ -405,7 +406,10 @@ async function newPanel(points, run) {
 		return panel;
 	}
 	const [first, last] = baseAndTip(points);
-	const d = await api('/api/diff?run=' + run + '&from=' + first.id + '&to=' + last.id);
+	const d = diff ? await diff :
+		await api('/api/diff?run=' + run + '&from=' + first.id + '&to=' + last.id);
+	if (d instanceof Error)
+		throw d;
 	panel.appendChild(el('p', { class: 'muted' }, d.counts.new + ' new since the base and ' +
 		'still there at the tip'));
 	for (const w of d.new.slice(0, 50))
@@ -427,7 +431,11 @@ async function viewRun(id, q) {
 	const me = runs.find((r) => r.id === run) || { id: run };
 	const group = me.group ? [me, ...runs.filter((r) => r.group === me.group &&
 		r.id !== run).sort((a, b) => a.id - b.id)] : [me];
-	// every run's burn-down in one request, in GROUP's order
+	// every run's burn-down in one request, in GROUP's order, and beside
+	// it the base -> tip diff of the new-warnings panel, when there can be
+	// one (the server finds the first and last built commits itself)
+	const diff = me.commits > 1 ? api('/api/diff?run=' + run + '&from=base&to=tip')
+		.catch((e) => e) : null;
 	const byId = new Map((await api('/api/runs/' + run + '/burndown?group=1'))
 		.map((m) => [m.id, m]));
 	const bds = group.map((r) => (byId.get(r.id) || {}).burndown || []);
@@ -466,7 +474,7 @@ async function viewRun(id, q) {
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
 		chart(groupSeries(group, bds, archs), commits)),
 		card('Commits', commitTable(points, offset, (o) => '#/run/' + run + '?rows=' + o)));
-	const right = el('div', {}, await newPanel(points, run));
+	const right = el('div', {}, await newPanel(points, run, diff));
 	show(el('div', { class: 'grid' }, left, right));
 	// #/run/N?at=POS: that commit's point has the focus, its tip open
 	const pt = at !== null && at !== undefined &&
