@@ -1103,12 +1103,17 @@ void query_point_release(struct query_point *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * The filters of a point's warnings.  OPTION ?5 is "-W" and the option,
+ * or "-W" and the kind of a warning without one ("-Wmodpost"), as the
+ * over-time table by option names it "modpost".
+ */
 #define WQ_WHERE                                                          \
 	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new'," \
 	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
 	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
-	" i.option = ?5) AND (?6 IS NULL OR i.file IN (SELECT value FROM" \
-	" json_each(?6)))"
+	" i.option = ?5 OR (i.option IS NULL AND '-W' || i.kind = ?5))"   \
+	" AND (?6 IS NULL OR i.file IN (SELECT value FROM json_each(?6)))"
 
 static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 		    const struct warn_filter *f, const char *option)

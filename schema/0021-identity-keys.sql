@@ -3,7 +3,10 @@
 -- identity's option (else kind) and file, read when the state was
 -- written.  When an identity's option, kind or file changes afterwards,
 -- its states move from the old name to the new one at every commit, so
--- the counts stay those of the states whoever writes.
+-- the counts stay those of the states whoever writes.  Every statement
+-- reaches its rows by commit (the primary keys), not by name.  A later
+-- migration that rebuilds identities (copy, drop, rename, as 0005 did)
+-- drops these triggers with the table: it must make them again.
 CREATE TRIGGER point_counts_identity AFTER UPDATE OF option, kind ON identities
 WHEN COALESCE(OLD.option, OLD.kind) IS NOT COALESCE(NEW.option, NEW.kind)
 BEGIN
@@ -15,7 +18,8 @@ BEGIN
 		AND commit_id IN (SELECT commit_id FROM states
 			WHERE identity_id = NEW.id);
 	DELETE FROM point_counts WHERE option = COALESCE(OLD.option, OLD.kind)
-		AND n <= 0;
+		AND n <= 0 AND commit_id IN (SELECT commit_id FROM states
+			WHERE identity_id = NEW.id);
 	INSERT INTO point_counts(commit_id, state, option, n)
 		SELECT commit_id, state, COALESCE(NEW.option, NEW.kind), COUNT(*)
 		FROM states WHERE identity_id = NEW.id GROUP BY 1, 2
@@ -28,7 +32,9 @@ WHEN COALESCE(OLD.file, '') IS NOT COALESCE(NEW.file, '') BEGIN
 		WHERE file = COALESCE(OLD.file, '')
 		AND commit_id IN (SELECT commit_id FROM states
 			WHERE identity_id = NEW.id AND state IN ('new', 'present'));
-	DELETE FROM point_files WHERE file = COALESCE(OLD.file, '') AND n <= 0;
+	DELETE FROM point_files WHERE file = COALESCE(OLD.file, '') AND n <= 0
+		AND commit_id IN (SELECT commit_id FROM states
+			WHERE identity_id = NEW.id AND state IN ('new', 'present'));
 	INSERT INTO point_files(commit_id, file, n)
 		SELECT commit_id, COALESCE(NEW.file, ''), 1 FROM states
 		WHERE identity_id = NEW.id AND state IN ('new', 'present')

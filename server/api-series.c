@@ -65,8 +65,15 @@ static void add_cell(void *ctx, size_t at, const char *name, long long n)
 {
 	struct rows *rs = ctx;
 
-	if (at < rs->ncommits)
-		row_of(rs, name ? name : "")[at] += n;
+	long long *row;
+
+	if (at >= rs->ncommits)
+		return;
+	row = row_of(rs, name ? name : "");
+	/* built after its commit was read as not built (a collector at work) */
+	if (row[at] < 0)
+		row[at] = 0;
+	row[at] += n;
 }
 
 static const struct rows *sort_rows; /* qsort has no context */

@@ -102,17 +102,19 @@ check "point_counts: the states' counts after commit two's states are replaced" 
 	test "$(counts_agree "$tmp/again.db")" = 0
 # an identity's option, kind or file rewritten in place (kwarn never
 # does; a hand edit or a later migration may): its states move with it
-sqlite3 "$tmp/again.db" "UPDATE identities SET option = '-Wrenamed',
+# (on the two ingests' database: one identity fixed at two, one new)
+cp "$DB" "$tmp/moved.db"
+sqlite3 "$tmp/moved.db" "UPDATE identities SET option = '-Wrenamed',
 	file = 'moved/' || COALESCE(file, '')
-	WHERE id = (SELECT MIN(identity_id) FROM live_states);
-	UPDATE identities SET kind = 'kindx', option = NULL
-	WHERE id = (SELECT MAX(identity_id) FROM live_states)"
-moved=$(sqlite3 "$tmp/again.db" "SELECT (SELECT COUNT(*) > 0 FROM point_counts
-	WHERE option = '-Wrenamed') + (SELECT COUNT(*) > 0 FROM point_counts
-	WHERE option = 'kindx') + (SELECT COUNT(*) > 0 FROM point_files
-	WHERE file LIKE 'moved/%')")
-check "point_counts, point_files: the counts follow an identity's new option, kind and file" \
-	test "$(counts_agree "$tmp/again.db")" = 0 -a "$moved" = 3
+	WHERE id = (SELECT identity_id FROM states WHERE state = 'fixed');
+	UPDATE identities SET kind = 'kindx', option = NULL, file = NULL
+	WHERE id = (SELECT identity_id FROM states WHERE state = 'new')"
+moved=$(sqlite3 "$tmp/moved.db" "SELECT (SELECT COUNT(*) FROM point_counts
+	WHERE option = '-Wrenamed' AND state = 'fixed') + (SELECT COUNT(*) FROM
+	point_counts WHERE option = 'kindx' AND state = 'new') + (SELECT COUNT(*)
+	> 0 FROM point_files WHERE file LIKE 'moved/%')")
+check "point_counts, point_files: the counts follow an identity's new option, kind and file ($moved)" \
+	test "$(counts_agree "$tmp/moved.db")" = 0 -a "$moved" = 3
 sqlite3 "$tmp/again.db" "PRAGMA foreign_keys = ON; DELETE FROM runs"
 check "point_counts, point_files: empty once the runs are deleted" \
 	test "$(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_counts') $(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_files')" = "0 0"

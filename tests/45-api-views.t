@@ -60,6 +60,19 @@ for r in $RUN $CLANG_RUN; do
 		map({(.[0].key): map(.value)}) | add' "$tmp/bd.$r")
 	[ "$a" = "$b" ]
 	ok $? "run $r by option equals the burn-down's by_option ($a)"
+	# and the states themselves (both of the above read point_counts)
+	b=$(sqlite3 "$DB" "SELECT o.k, c.position, (SELECT COUNT(*) FROM live_states s
+		JOIN identities i ON i.id = s.identity_id WHERE s.commit_id = c.id
+		AND COALESCE(i.option, i.kind) = o.k) FROM commits c,
+		(SELECT DISTINCT COALESCE(i.option, i.kind) AS k FROM live_states s
+		JOIN identities i ON i.id = s.identity_id JOIN commits c
+		ON c.id = s.commit_id WHERE c.run_id = $r) o
+		WHERE c.run_id = $r ORDER BY o.k, c.position" | tr '\n' ' ')
+	a=$(jq -r '[.rows[] | .name as $k | .counts | to_entries[] |
+		"\($k)|\(.key)|\(.value)"] | sort_by(split("|")[0]) | join(" ")' \
+		"$tmp/s.$r.option")
+	[ -n "$a" ] && [ "$a " = "$b" ]
+	ok $? "run $r by option equals its live states counted per option or kind"
 done
 jq -e '[.rows[].name] == ["-Wimplicit-fallthrough", "-Wmissing-prototypes"]' \
 	"$tmp/s.$CLANG_RUN.option" >/dev/null
@@ -101,10 +114,20 @@ ok $? "series commits carry the boot verdict (clang's crash at c3)"
 # a commit without a build has null counts, not zeros
 sqlite3 "$DB" "INSERT INTO commits(run_id, position, sha, subject)
 	VALUES ($RUN, 3, 'unbuilt', 'never built')"
-get "/api/runs/$RUN/series?by=file" >"$tmp/s.unbuilt"
-jq -e '.commits[3].built == false and
-	([.rows[].counts[3]] | all(. == null))' "$tmp/s.unbuilt" >/dev/null
-ok $? "an unbuilt commit has null counts, never zero"
+for by in file option subsystem; do
+	get "/api/runs/$RUN/series?by=$by" >"$tmp/s.unbuilt"
+	jq -e '.commits[3].built == false and (.rows | length > 0) and
+		([.rows[].counts[3]] | all(. == null))' "$tmp/s.unbuilt" >/dev/null
+	ok $? "by $by, an unbuilt commit has null counts, never zero"
+done
+# base and tip: the run's first and last built commits, here not its last
+bt=$(jq -r '[.[] | select(.warnings != null)] | "\(.[0].id) \(.[-1].id)"' "$tmp/bd.$RUN")
+get "/api/diff?run=$RUN&from=base&to=tip" >"$tmp/dbt"
+get "/api/diff?run=$RUN&from=${bt% *}&to=${bt#* }" >"$tmp/dids"
+[ "$(jq -c . "$tmp/dbt")" = "$(jq -c . "$tmp/dids")" ] &&
+	[ "$(jq -r '"\(.from.id) \(.to.id)"' "$tmp/dbt")" = "$bt" ] &&
+	[ "$(jq -r '.to.id' "$tmp/dbt")" != "$(sqlite3 "$DB" "SELECT id FROM commits WHERE sha = 'unbuilt'")" ]
+ok $? "diff from=base to=tip is the diff of the first and last built commits ($bt), not the unbuilt last one"
 sqlite3 "$DB" "DELETE FROM commits WHERE sha = 'unbuilt'"
 
 a=$(get "/api/runs/$RUN/series?limit=2&offset=1" | jq -c '[.total_rows, .offset, .max, .rows]')
@@ -194,14 +217,6 @@ jq -e --argjson g "$(jq '.[2].warnings' "$tmp/bd.$RUN")" \
 	"$tmp/dx" >/dev/null
 ok $? "diff across two runs by commit id: counts match both burn-downs"
 
-# base and tip: the run's first and last built commits, as the
-# burn-down (whose first and last points with warnings) names them
-bt=$(jq -r '[.[] | select(.warnings != null)] | "\(.[0].id) \(.[-1].id)"' "$tmp/bd.$RUN")
-get "/api/diff?run=$RUN&from=base&to=tip" >"$tmp/dbt"
-get "/api/diff?run=$RUN&from=${bt% *}&to=${bt#* }" >"$tmp/dids"
-[ "$(jq -c . "$tmp/dbt")" = "$(jq -c . "$tmp/dids")" ] &&
-	[ "$(jq -r '"\(.from.id) \(.to.id)"' "$tmp/dbt")" = "$bt" ]
-ok $? "diff from=base to=tip is the diff of the first and last built commits ($bt)"
 err_is 400 "/api/diff?from=base&to=tip" "needs 'run'"
 ok $? "diff base..tip without run: 400"
 err_is 400 "/api/diff?from=$C1" "missing parameter 'to'"
@@ -284,6 +299,23 @@ sqlite3 "$DB" "UPDATE nightly_reports SET report = '[1]' WHERE run_id = $RUN"
 err_is 503 /api/nightly "database"
 ok $? "a kept report that is not an object: 503 as any failed query, not a half answer"
 sqlite3 "$DB" "DELETE FROM nightly_reports"
+
+# warnings without an option (a linker warning, modpost, a fatal error)
+# are rows named by their kind, and each row leads to its warnings
+"$KWARN" ingest --db "$DB" --tree kinds --commit k1 tests/data/parse/kbuild.log >/dev/null
+KR=$(sqlite3 "$DB" "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id
+	WHERE t.name = 'kinds'")
+KC=$(sqlite3 "$DB" "SELECT id FROM commits WHERE run_id = $KR")
+get "/api/runs/$KR/series?by=option" >"$tmp/kinds"
+bad=0 names=
+while IFS=$'\t' read -r name count; do
+	names="$names $name"
+	total=$(get "/api/warnings?run=$KR&commit=$KC&limit=1&option=$(jq -rn --arg v "$name" '$v|@uri')" |
+		jq .total)
+	[ "$total" = "$count" ] || { bad=1; echo "# $name: $count in the table, $total listed"; }
+done < <(jq -r '.rows[] | "\(.name)\t\(.counts[0])"' "$tmp/kinds")
+[ $bad = 0 ] && echo "$names" | grep -qw linker && echo "$names" | grep -qw modpost
+ok $? "by option, a kind names the row of warnings without an option, and leads to them ($names)"
 
 server_stop
 ok $? "server stopped cleanly"
