@@ -467,8 +467,11 @@ async function viewRun(id, q) {
 	const at = q && q.get('at');
 	const atIdx = at === null || at === undefined ? -1 :
 		points.findIndex((p) => String(p.position) === at);
-	const offset = q && q.get('rows') ? Math.max(0, Number(q.get('rows')) || 0) :
-		atIdx > 0 ? atIdx - atIdx % COMMIT_PAGE : 0;
+	const asked = q && q.get('rows') ? Math.floor(Number(q.get('rows'))) || 0 :
+		Math.max(0, atIdx);
+	// the first row of the page that holds that row, a page with rows
+	const row = Math.min(Math.max(0, asked), Math.max(0, points.length - 1));
+	const offset = row - row % COMMIT_PAGE;
 	const left = el('div', {},
 		card('Burn-down of run #' + run + (group.length > 1 ? ' with ' +
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
@@ -549,7 +552,7 @@ function overWindow(n, at, cols) {
 
 async function viewOver(by, q) {
 	const run = pickRun(q.get('run'));
-	const from = Math.max(0, Number(q.get('rows') || 0));
+	const from = Math.max(0, Math.floor(Number(q.get('rows'))) || 0);
 	const res = await api('/api/runs/' + run + '/series?by=' + by + '&limit=' + OVER_PAGE +
 		'&offset=' + from);
 	const commits = res.commits;
@@ -586,9 +589,12 @@ async function viewOver(by, q) {
 		el('td', { class: 'sparkcell' }, sparkline(r.counts, max, [c0, c1])),
 		...r.counts.slice(c0, c1).map((v, k) => countCell(v, c0 + k === at))));
 	// the commits of the window: the others are a page away
-	const pick = el('select', { 'aria-label': 'commit' }, ...shown.map((x, k) =>
-		el('option', { value: String(c0 + k) }, '#' + x.position + ' ' + short(x.sha) +
-			' ' + (x.subject || ''))));
+	// (and the selected one, when the columns moved away from it)
+	const picked = at >= c0 && at < c1 ? [] : [at];
+	const pick = el('select', { 'aria-label': 'commit' }, ...picked.concat(shown.map((x, k) =>
+		c0 + k)).filter((i) => commits[i]).map((i) =>
+		el('option', { value: String(i) }, '#' + commits[i].position + ' ' +
+			short(commits[i].sha) + ' ' + (commits[i].subject || ''))));
 	pick.value = String(at);
 	pick.addEventListener('change', () => {
 		location.hash = href(Number(pick.value), c0, from);
