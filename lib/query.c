@@ -55,48 +55,45 @@ int query_resolve_commit(long long *out, sqlite3 *db, const char *ref,
 	return 0;
 }
 
-int query_last_built(long long *out, sqlite3 *db, long long run_id)
+/*
+ * The first (LAST: the last) commit of run RUN_ID, or of the newest run
+ * when RUN_ID < 0, that was built; -1 if none was.
+ */
+static int run_built_end(long long *out, sqlite3 *db, long long run_id,
+			 int last)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	*out = -1;
 	if (db_prepare(&st, db,
-		       "SELECT commit_id FROM run_tips WHERE run_id ="
-		       " COALESCE(?1, (SELECT MAX(id) FROM runs))"))
+		       "SELECT c.id FROM commits c WHERE c.run_id ="
+		       " COALESCE(?1, (SELECT MAX(id) FROM runs))"
+		       " AND EXISTS (SELECT 1 FROM builds b"
+		       "  WHERE b.commit_id = c.id)"
+		       " ORDER BY CASE WHEN ?2 THEN -c.position"
+		       " ELSE c.position END LIMIT 1"))
 		return -1;
 	db_bind_int(st, 1, run_id, 1);
+	sqlite3_bind_int(st, 2, last);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot find the last built commit: %s",
-			     sqlite3_errmsg(db));
+		return error("cannot find the %s built commit: %s",
+			     last ? "last" : "first", sqlite3_errmsg(db));
 	return 0;
+}
+
+int query_last_built(long long *out, sqlite3 *db, long long run_id)
+{
+	return run_built_end(out, db, run_id, 1);
 }
 
 int query_first_built(long long *out, sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	*out = -1;
-	if (db_prepare(&st, db,
-		       "SELECT c.id FROM commits c WHERE c.run_id = ?"
-		       " AND EXISTS (SELECT 1 FROM builds b"
-		       "  WHERE b.commit_id = c.id)"
-		       " ORDER BY c.position LIMIT 1"))
-		return -1;
-	db_bind_int(st, 1, run_id, 0);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot find the first built commit: %s",
-			     sqlite3_errmsg(db));
-	return 0;
+	return run_built_end(out, db, run_id, 0);
 }
 
 int query_commit_build(long long *out, sqlite3 *db, long long commit_id)

@@ -190,12 +190,13 @@ int api_run_series(struct api_reply *reply, const struct api_req *r)
 		api_db_fail(reply, r->db);
 		goto out;
 	}
+	/* by subsystem: the files' rows first, then summed under entries */
 	rows_init(&rs, commits);
-	rows_init(&files, commits);
+	if (!strcmp(by, "subsystem"))
+		rows_init(&files, commits);
 	if (query_run_series(commits, r->db, id,
 			     !strcmp(by, "option") ? "option" : "file",
-			     add_cell,
-			     !strcmp(by, "subsystem") ? &files : &rs)) {
+			     add_cell, files.index ? &files : &rs)) {
 		api_db_fail(reply, r->db);
 		goto out;
 	}
