@@ -3,8 +3,8 @@
 #define KWARN_BOOT_H
 
 /*
- * Booting a built kernel under QEMU and judging the boot (DESIGN.md,
- * "Boot verdict").  initramfs.c packs the init image from Debian's
+ * Booting a built kernel under QEMU and judging the boot (doc/design.md,
+ * "The boot verdict").  initramfs.c packs the init image from Debian's
  * busybox-static and qemu/init; boot.c runs QEMU, reads the serial console
  * as it comes, and turns the log into one verdict: pass, crash, hang,
  * timeout, fail or infra.  A panic can never pass: QEMU exits 0 after a

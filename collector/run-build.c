@@ -417,7 +417,10 @@ static char *object_for_source(const char *src)
 	static const struct {
 		const char *dir, *via;
 	} via[] = {
-		/* compiled from the amdgpu Makefile (DESIGN.md) */
+		/*
+		 * compiled from the amdgpu Makefile (doc/design.md,
+		 * "Measured facts", single objects)
+		 */
 		{ "drivers/gpu/drm/amd/amdkfd/",
 		  "drivers/gpu/drm/amd/amdgpu/../amdkfd/" },
 		{ "drivers/gpu/drm/amd/display/",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The boot verdict: a QEMU serial log in, one verdict out (DESIGN.md,
- * "Boot verdict").  The verdict comes from the log and never from QEMU's
+ * The boot verdict: a QEMU serial log in, one verdict out (doc/design.md,
+ * "The boot verdict").  The verdict comes from the log and never from QEMU's
  * exit code alone: with panic=-1 and -no-reboot a panic exits 0 just like
  * the init's `reboot -f`.  Pure: no I/O, no SQL.
  */
@@ -24,7 +24,10 @@ static const char marker[] = "KWARN-BOOT-OK nonce=";
 static const char dmesg_prefix[] = "KWARN-DMESG ";
 static const char module_prefix[] = "KWARN-MODULE ";
 
-/* What makes a log a crash, whatever else it says (DESIGN.md). */
+/*
+ * What makes a log a crash, whatever else it says (doc/design.md, "The
+ * boot verdict").
+ */
 static const char *const crash_patterns[] = {
 	"Kernel panic", "Oops", "BUG:", "WARNING:", "Call Trace:",
 };

@@ -3,11 +3,11 @@
 #define KWARN_BOOTLOG_H
 
 /*
- * The boot verdict (DESIGN.md, "Boot verdict"): what a QEMU serial log of
- * a kwarn boot says.  pass needs the init's marker with this boot's nonce,
- * a clean exit and no panic, oops, BUG, WARNING or call trace; otherwise
- * crash, hang, timeout, fail or infra.  Pure: the collector runs QEMU
- * (collector/boot.c), the store keeps the result (store_boot()).
+ * The boot verdict (doc/design.md, "The boot verdict"): what a QEMU serial
+ * log of a kwarn boot says.  pass needs the init's marker with this boot's
+ * nonce, a clean exit and no panic, oops, BUG, WARNING or call trace;
+ * otherwise crash, hang, timeout, fail or infra.  Pure: the collector runs
+ * QEMU (collector/boot.c), the store keeps the result (store_boot()).
  */
 
 #include <stddef.h>

@@ -3,11 +3,13 @@
 #define KWARN_IDENT_H
 
 /*
- * ident.c: the identity of a warning across commits (DESIGN.md).
- * Pure functions: file, enclosing function, -W option, the message with
- * locations dropped, and the note's target (the case label) make the key;
- * identical keys in one build are told apart by an ordinal.  Line and
- * column are not part of it, so moving code does not make a warning new.
+ * ident.c: the identity of a warning across commits (doc/design.md, "The
+ * identity of a warning").  Pure functions: kind, file, enclosing
+ * function, -W option, the message with locations dropped, and the note's
+ * target (the case label) make the key; within one build the same key at
+ * the same place is one warning, and identical keys elsewhere are told
+ * apart by an ordinal (struct ident_places).  Line and column are not
+ * part of the key, so moving code does not make a warning new.
  */
 
 #include <stddef.h>

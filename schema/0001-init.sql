@@ -80,7 +80,8 @@ CREATE TABLE objects (
 	UNIQUE (build_id, path)
 ) STRICT;
 
--- The stable fingerprint of a warning (see DESIGN.md, "Identity").
+-- The stable fingerprint of a warning (see doc/design.md, "The identity
+-- of a warning").
 CREATE TABLE identities (
 	id INTEGER PRIMARY KEY,
 	fingerprint TEXT NOT NULL UNIQUE,

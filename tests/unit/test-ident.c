@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of warning identity (DESIGN.md): line and column are not
- * part of it, building the same code twice gives the same identities, two
- * identical warnings in one function stay two, and a renamed function or
- * a changed option makes a new one.  The store tests ingest logs into a
- * temporary database through parse_fd_into(), as `kwarn ingest` does.
+ * Unit tests of warning identity (doc/design.md, "The identity of a
+ * warning"): line and column are not part of it, building the same code
+ * twice gives the same identities, two identical warnings in one function
+ * stay two, and a renamed function or a changed option makes a new one.
+ * The store tests ingest logs into a temporary database through
+ * parse_fd_into(), as `kwarn ingest` does.
  */
 #include <fcntl.h>
 #include <stdlib.h>
