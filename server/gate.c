@@ -16,15 +16,25 @@
  * answers the JSON error itself and leaves MHD an end of file.
  *
  * A bad head pipelined behind good ones in the bytes the gate peeks at
- * would reach MHD unchecked.  So the gate takes those bytes off the
- * socket, gives MHD only the good heads, over a socket pair in place of
- * the client's socket, and a thread of its own relays MHD's answers to
- * the client, then the JSON error of the bad head, and closes.
+ * would reach MHD unchecked, and a burst of pipelined requests longer
+ * than those bytes would wait for a head the gate cannot see.  So such a
+ * connection is relayed: the gate takes its bytes off the socket and a
+ * thread of its own goes on reading the client, checks every head, gives
+ * MHD only the good ones over a socket pair in place of the client's
+ * socket, and copies MHD's answers back; after a bad head, once MHD has
+ * answered every good one, it sends the JSON error and closes.
+ *
+ * The gate counts the connections open (pending heads and MHD's) and
+ * answers one past --max-connections with a 503 and closes it at once:
+ * libmicrohttpd 0.9.75 must never reach its own limit, where its workers
+ * deadlock on a lock they hold (measured: wrk -c950 against a limit of
+ * 900 hung the server for good, SIGTERM included).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,17 +54,17 @@
 
 /* A first request head longer than this is 431. */
 #define GATE_MAX_HEAD (64 << 10)
-/* Connections whose head is still coming; more go to MHD unchecked. */
+/* Connections whose head is still coming; more are refused (503). */
 #define GATE_SLOTS 512
 /* Seconds a client has to send its first request head: then 408. */
 #define GATE_TIMEOUT 10
 #define GATE_MAX_HEADERS 100
 /* Seconds a kept-alive connection may wait for its next request. */
 #define GATE_IDLE 30
-/* Connections relayed at once; past that the bad head is answered alone. */
-#define GATE_RELAYS 16
-/* Seconds a relay waits for the client to take an answer. */
+/* Seconds a relay waits for the client to take its last answer. */
 #define GATE_SEND_TIMEOUT 30
+/* Bytes of MHD's answers a relay holds for a client that reads slowly. */
+#define GATE_RELAY_OUT (64 << 10)
 /* Watched connections are told apart from the slots by this bit. */
 #define ID_WATCH 0x40000000u
 
@@ -69,14 +79,28 @@ struct gate_slot {
 };
 
 /*
- * A connection relayed: MHD answers the good heads on the other end of
- * PEER, a thread copies its answers to CLIENT, and then REPLY if TAIL.
- * The thread frees it once MHD has closed its end.
+ * A connection relayed: its thread reads CLIENT, checks each request
+ * head, writes the good ones to PEER, whose other end MHD serves, and
+ * copies MHD's answers back.  Once it takes no more requests (a bad
+ * head, the client's end of file, a head not finished in time) it ends
+ * MHD's side when MHD has answered every head given (gate_completed()
+ * or the thread, whichever sees it), then sends REPLY, if any, when MHD
+ * kept the connection.  Freed by the last of the thread and MHD's
+ * connection (gate_connection()).
  */
 struct gate_relay {
 	int client, peer;
-	int tail; /* set by gate_completed(): MHD answered every good head */
-	struct api_reply reply; /* the bad head's error */
+	int refs;
+	pthread_mutex_t lock; /* guards the four fields below */
+	unsigned long heads, done; /* heads given to MHD, answered by it */
+	int stopped; /* no more heads: end MHD's side once done == heads */
+	int reuse; /* MHD kept the connection after its last answer */
+	struct api_reply reply; /* the error after the last answer, if any */
+	int64_t deadline; /* for the head begun after GOOD */
+	size_t inlen, good; /* IN holds GOOD bytes of checked heads first */
+	size_t outpos, outlen;
+	char in[GATE_MAX_HEAD];
+	char out[GATE_RELAY_OUT];
 };
 
 /*
@@ -89,7 +113,7 @@ struct gate_watch {
 	uint64_t checked; /* bytes of the request heads checked */
 	unsigned long heads, done; /* heads checked, requests answered */
 	int64_t deadline;
-	struct gate_relay *relay; /* non-NULL: relayed, the bad head after */
+	struct gate_relay *relay; /* non-NULL: relayed */
 };
 
 static struct {
@@ -101,6 +125,9 @@ static struct {
 	pthread_t thread;
 	int running;
 	int nrelays; /* relay threads running */
+	unsigned max; /* connections open at once */
+	unsigned npending; /* slots in use */
+	int starting, live; /* handed to MHD and not started; MHD's open */
 	struct gate_slot slot[GATE_SLOTS];
 	char buf[GATE_MAX_HEAD + 1];
 } g = { .listen_fd = -1, .epoll_fd = -1, .wake_fd = -1 };
@@ -124,7 +151,7 @@ static int is_token(const char *s, size_t n)
 		unsigned char c = (unsigned char)s[i];
 
 		if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') &&
-		    !(c >= 'A' && c <= 'Z') && !strchr(specials, c))
+		    !(c >= 'A' && c <= 'Z') && (!c || !strchr(specials, c)))
 			return 0;
 	}
 	return 1;
@@ -179,6 +206,10 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 		if (pos >= len)
 			goto more;
 		n = line_len(buf + pos, len - pos);
+		/* MHD and the C strings after it would take a NUL as an end */
+		if (memchr(buf + pos, '\0', n))
+			return api_fail(reply, 400,
+					"a NUL byte in the request head");
 		if (pos + n == len)
 			goto more;
 		if (n == 0 || (n == 1 && buf[pos] == '\r'))
@@ -342,12 +373,33 @@ static void slot_close(struct gate_slot *s)
 {
 	epoll_ctl(g.epoll_fd, EPOLL_CTL_DEL, s->fd, NULL);
 	s->fd = -1;
+	g.npending--;
+}
+
+/* Answer a connection past the limit with a 503 and close it at once. */
+static void too_busy(int fd)
+{
+	struct api_reply reply = { 0 };
+
+	api_fail(&reply, 503, "too many connections (at most %u open)", g.max);
+	reply_send(fd, &reply, MSG_DONTWAIT);
+	shutdown(fd, SHUT_WR);
+	close(fd);
+}
+
+static void relay_unref(struct gate_relay *r)
+{
+	if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	json_decref(r->reply.json);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
 }
 
 /*
  * Hand FD's connection to libmicrohttpd, CHECKED bytes of it in NHEADS
  * request heads checked (0 and 0: none, it is never watched), relayed
- * by RELAY if not NULL.
+ * by RELAY if not NULL (MHD's reference to it taken).
  */
 static void hand_over(int fd, const struct sockaddr_storage *addr,
 		      socklen_t alen, size_t checked, unsigned long nheads,
@@ -364,9 +416,44 @@ static void hand_over(int fd, const struct sockaddr_storage *addr,
 		w->done = 0;
 		w->relay = relay;
 	}
-	/* on failure (its connection limit) MHD has closed FD itself */
-	(void)MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
-				 alen);
+	__atomic_add_fetch(&g.starting, 1, __ATOMIC_ACQ_REL);
+	/* on failure MHD has closed FD itself */
+	if (MHD_add_connection(g.daemon, fd, (const struct sockaddr *)addr,
+			       alen) != MHD_YES) {
+		__atomic_sub_fetch(&g.starting, 1, __ATOMIC_ACQ_REL);
+		if ((size_t)fd < g.nwatch)
+			g.watch[fd].relay = NULL;
+		if (relay)
+			relay_unref(relay);
+	}
+}
+
+void gate_connection(struct MHD_Connection *c, void **ctx, int started)
+{
+	static char started_mark;
+	const union MHD_ConnectionInfo *ci;
+	struct gate_relay *r = NULL;
+
+	if (started) {
+		*ctx = &started_mark;
+		__atomic_sub_fetch(&g.starting, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&g.live, 1, __ATOMIC_ACQ_REL);
+		return;
+	}
+	/* MHD closes a connection it could not start without starting it */
+	if (*ctx == &started_mark)
+		__atomic_sub_fetch(&g.live, 1, __ATOMIC_ACQ_REL);
+	else
+		__atomic_sub_fetch(&g.starting, 1, __ATOMIC_ACQ_REL);
+	*ctx = NULL;
+	/* its descriptor is still open: no other connection has it yet */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci && ci->connect_fd >= 0 && (size_t)ci->connect_fd < g.nwatch) {
+		r = g.watch[ci->connect_fd].relay;
+		g.watch[ci->connect_fd].relay = NULL;
+	}
+	if (r)
+		relay_unref(r);
 }
 
 /* Give FD's suspended connection back to MHD. */
@@ -402,89 +489,240 @@ static void watch_end(int fd, struct api_reply *reply, size_t unread)
 }
 
 /*
- * The relay thread: MHD's answers to the client until MHD closes its end,
- * then the bad head's error if MHD answered every good head.
+ * Take no more requests on R: REPLY (if not NULL, its error taken) goes
+ * after the last answer.  MHD's side ends now if it has answered all.
+ */
+static void relay_stop(struct gate_relay *r, struct api_reply *reply)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->stopped) {
+		r->stopped = 1;
+		if (reply) {
+			r->reply = *reply;
+			reply->json = NULL;
+		}
+		if (r->done == r->heads)
+			shutdown(r->peer, SHUT_WR);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (reply) {
+		json_decref(reply->json);
+		reply->json = NULL;
+	}
+}
+
+/* Check the heads R's client sent after the good ones; stop at a bad one. */
+static void relay_check(struct gate_relay *r)
+{
+	struct api_reply reply = { .status = 200 };
+	size_t hlen;
+	int rc;
+
+	while (!r->stopped && r->good < r->inlen) {
+		rc = head_check(&reply, r->in + r->good, r->inlen - r->good,
+				&hlen);
+		if (rc > 0)
+			return;
+		if (rc < 0) {
+			/* the bad head and what follows never reach MHD */
+			r->inlen = r->good;
+			relay_stop(r, &reply);
+			return;
+		}
+		pthread_mutex_lock(&r->lock);
+		r->heads++;
+		pthread_mutex_unlock(&r->lock);
+		r->good += hlen;
+	}
+}
+
+/* What recv() or send() returned: 1 for "try again later", else 0. */
+static int again(ssize_t n)
+{
+	return n < 0 && (errno == EAGAIN || errno == EINTR);
+}
+
+/*
+ * One round of R's relay: poll both ends, move what can be moved.
+ * Returns 1 while the relay goes on, 0 once MHD's end is closed and its
+ * answers are passed on (or the client is gone).
+ */
+static int relay_step(struct gate_relay *r, int *peer_eof, int *client_gone)
+{
+	/* an end that is done is left out, or its hang-up would spin poll() */
+	struct pollfd p[2] = { { .fd = *client_gone ? -1 : r->client },
+			       { .fd = *peer_eof ? -1 : r->peer } };
+	struct api_reply reply = { 0 };
+	ssize_t n;
+
+	if (*peer_eof && (r->outpos == r->outlen || *client_gone))
+		return 0;
+	if (!r->stopped && r->inlen < sizeof(r->in))
+		p[0].events |= POLLIN;
+	if (r->outpos < r->outlen && !*client_gone)
+		p[0].events |= POLLOUT;
+	if (!*peer_eof && r->outpos == r->outlen)
+		p[1].events |= POLLIN;
+	if (r->good)
+		p[1].events |= POLLOUT;
+	if (poll(p, 2, 1000) < 0 && errno != EINTR)
+		return 0;
+	if (!(p[0].events & POLLIN) && (p[0].revents & (POLLHUP | POLLERR))) {
+		/* the client is gone: MHD sees an end of file */
+		*client_gone = 1;
+		r->inlen = r->good = 0;
+		relay_stop(r, NULL);
+	}
+	if ((p[1].events & POLLIN) && p[1].revents) {
+		n = recv(r->peer, r->out, sizeof(r->out), MSG_DONTWAIT);
+		if (n > 0) {
+			r->outpos = 0;
+			r->outlen = (size_t)n;
+		} else if (!again(n)) {
+			*peer_eof = 1;
+		}
+	}
+	if ((p[0].events & POLLOUT) && p[0].revents) {
+		n = send(r->client, r->out + r->outpos, r->outlen - r->outpos,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			r->outpos += (size_t)n;
+		} else if (!again(n)) {
+			/* the client is gone: MHD sees an end of file */
+			*client_gone = 1;
+			r->inlen = r->good = 0;
+			relay_stop(r, NULL);
+		}
+	}
+	if ((p[0].events & POLLIN) && p[0].revents) {
+		n = recv(r->client, r->in + r->inlen, sizeof(r->in) - r->inlen,
+			 MSG_DONTWAIT);
+		if (n > 0) {
+			r->inlen += (size_t)n;
+			r->deadline = util_now_ms() + GATE_TIMEOUT * 1000;
+			relay_check(r);
+		} else if (!again(n)) {
+			/* half a head and no more to come: dropped */
+			r->inlen = r->good;
+			relay_stop(r, NULL);
+		}
+	}
+	if ((p[1].events & POLLOUT) && p[1].revents) {
+		n = send(r->peer, r->in, r->good, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			memmove(r->in, r->in + n, r->inlen - (size_t)n);
+			r->inlen -= (size_t)n;
+			r->good -= (size_t)n;
+		} else if (!again(n)) {
+			*peer_eof = 1;
+		}
+	}
+	if (!r->stopped && r->inlen > r->good && util_now_ms() >= r->deadline) {
+		api_fail(&reply, 408, "no complete request head in %d s",
+			 GATE_TIMEOUT);
+		r->inlen = r->good;
+		relay_stop(r, &reply);
+	}
+	return 1;
+}
+
+/*
+ * The relay thread: requests in, answers out, until MHD closes its end;
+ * then the error after the last answer if MHD answered every head and
+ * kept the connection.
  */
 static void *relay_main(void *arg)
 {
 	struct gate_relay *r = arg;
-	struct timeval tv = { .tv_sec = 1 };
-	char buf[16384];
+	struct timeval tv = { .tv_sec = GATE_SEND_TIMEOUT };
+	int peer_eof = 0, client_gone = 0, tail;
+	char buf[4096];
 	size_t drained = 0;
 	ssize_t n;
-	int failed = 0;
 
-	while ((n = recv(r->peer, buf, sizeof(buf), 0)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		/* the client is gone or stuck: MHD sees an end of file */
-		if (!failed && send_all(r->client, buf, (size_t)n, 0)) {
-			failed = 1;
-			shutdown(r->peer, SHUT_WR);
-		}
-	}
-	if (!failed && __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE))
+	relay_check(r);
+	while (relay_step(r, &peer_eof, &client_gone))
+		;
+	pthread_mutex_lock(&r->lock);
+	tail = r->reply.json && r->done == r->heads && r->reuse;
+	pthread_mutex_unlock(&r->lock);
+	(void)fcntl(r->client, F_SETFL,
+		    fcntl(r->client, F_GETFL) & ~O_NONBLOCK);
+	(void)setsockopt(r->client, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!client_gone && tail)
 		reply_send(r->client, &r->reply, 0);
 	shutdown(r->client, SHUT_WR);
 	/* what the client sent after, read so that closing does not reset */
+	tv.tv_sec = 1;
 	setsockopt(r->client, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	while (drained < (1 << 20) &&
 	       (n = recv(r->client, buf, sizeof(buf), 0)) > 0)
 		drained += (size_t)n;
 	close(r->client);
 	close(r->peer);
-	json_decref(r->reply.json);
-	free(r);
 	__atomic_sub_fetch(&g.nrelays, 1, __ATOMIC_RELEASE);
+	relay_unref(r);
 	return NULL;
 }
 
 /*
  * Relay the connection on CLIENT, whose N bytes peeked at hold BYTES of
- * good heads and then the bad head of BAD (taken): those N bytes are
- * read off, and the good heads wait on *MHD_OUT, a socket for MHD; the
- * relay goes to *OUT.  Returns 0, or -1 with nothing changed.
+ * NHEADS good heads: those N bytes are read off into the relay, whose
+ * thread gives MHD the good heads on *MHD_OUT and goes on checking what
+ * follows; the relay goes to *OUT, with a reference for MHD's
+ * connection.  With STOP, the relay takes nothing after the good heads,
+ * and STOP's error (taken) follows their answers.  Returns 0, or -1 with
+ * nothing changed.
  */
 static int relay_start(struct gate_relay **out, int *mhd_out, int client,
-		       struct api_reply *bad, size_t n, size_t bytes)
+		       size_t n, size_t bytes, unsigned long nheads,
+		       struct api_reply *stop)
 {
-	struct timeval tv = { .tv_sec = GATE_SEND_TIMEOUT };
 	struct gate_relay *r = NULL;
 	pthread_attr_t attr;
 	int sp[2] = { -1, -1 }, started = 0;
 	ssize_t got;
 
-	if (__atomic_add_fetch(&g.nrelays, 1, __ATOMIC_ACQ_REL) > GATE_RELAYS)
+	if (__atomic_add_fetch(&g.nrelays, 1, __ATOMIC_ACQ_REL) > SERVER_RELAYS)
 		goto fail;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) ||
-	    (size_t)sp[0] >= g.nwatch ||
-	    fcntl(sp[0], F_SETFL, fcntl(sp[0], F_GETFL) | O_NONBLOCK) ||
-	    send_all(sp[1], g.buf, bytes, MSG_DONTWAIT))
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+		       sp) ||
+	    (size_t)sp[0] >= g.nwatch)
 		goto fail;
 	r = xcalloc(1, sizeof(*r));
 	r->client = client;
 	r->peer = sp[1];
-	r->reply = *bad;
+	r->refs = 2;
+	r->heads = nheads;
+	r->deadline = util_now_ms() + GATE_TIMEOUT * 1000;
+	pthread_mutex_init(&r->lock, NULL);
 	if (pthread_attr_init(&attr))
 		goto fail;
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	got = recv(client, r->in, n, MSG_DONTWAIT);
+	r->inlen = got > 0 ? (size_t)got : 0;
+	r->good = bytes <= r->inlen ? bytes : r->inlen;
+	(void)fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK);
+	if (stop) {
+		r->inlen = r->good;
+		relay_stop(r, stop);
+	}
 	started = !pthread_create(&(pthread_t){ 0 }, &attr, relay_main, r);
 	pthread_attr_destroy(&attr);
 	if (!started)
 		goto fail;
-	/* the thread touches CLIENT once MHD, not started on it, closes */
-	bad->json = NULL;
-	got = recv(client, g.buf, n, MSG_DONTWAIT);
-	(void)got;
-	(void)fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK);
-	(void)setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	*mhd_out = sp[0];
 	*out = r;
 	return 0;
 fail:
-	free(r);
+	if (r) {
+		/* the caller answers STOP's error itself */
+		if (stop)
+			stop->json = r->reply.json;
+		pthread_mutex_destroy(&r->lock);
+		free(r);
+	}
 	if (sp[0] >= 0) {
 		close(sp[0]);
 		close(sp[1]);
@@ -505,7 +743,7 @@ static void on_watch(int fd, uint32_t events)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int rc, client, mhd;
+	int rc, client, mhd, full;
 
 	if (!w->conn)
 		return;
@@ -519,7 +757,9 @@ static void on_watch(int fd, uint32_t events)
 		return;
 	}
 	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
-	if (rc > 0 && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+	/* good heads fill what the gate peeks at: the relay reads on */
+	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
+	if (rc > 0 && !full && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
 		epoll_ctl(g.epoll_fd, EPOLL_CTL_MOD, fd, &ev);
 		return;
 	}
@@ -527,13 +767,17 @@ static void on_watch(int fd, uint32_t events)
 		watch_end(fd, &reply, (size_t)n);
 		return;
 	}
-	if (bad.json) {
+	if (bad.json || full) {
 		/* MHD keeps FD, which becomes its end of the relay */
 		client = dup(fd);
 		if (client < 0 ||
-		    relay_start(&r, &mhd, client, &bad, (size_t)n, bytes)) {
+		    relay_start(&r, &mhd, client, (size_t)n, bytes, nheads,
+				bad.json ? &bad : NULL)) {
 			if (client >= 0)
 				close(client);
+			if (!bad.json)
+				api_fail(&bad, 503,
+					 "too many pipelining connections");
 			watch_end(fd, &bad, (size_t)n);
 			return;
 		}
@@ -558,6 +802,7 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 					    EPOLLONESHOT };
 	struct tcp_info ti;
 	socklen_t tlen = sizeof(ti);
+	struct gate_relay *r;
 	struct gate_watch *w;
 	int fd, queued = 0;
 
@@ -568,19 +813,15 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 		return;
 	w = &g.watch[fd];
 	w->done++;
-	if (w->relay) {
-		/*
-		 * Every good head answered: the relay adds the bad head's
-		 * error.  Not kept (MHD closes, the relay may be gone): no
-		 * error after a last answer.
-		 */
-		if (w->done == w->heads) {
-			if (reuse)
-				__atomic_store_n(&w->relay->tail, 1,
-						 __ATOMIC_RELEASE);
-			w->relay = NULL;
-			shutdown(fd, SHUT_WR);
-		}
+	r = w->relay;
+	if (r) {
+		/* the relay's thread checks the heads: count the answer */
+		pthread_mutex_lock(&r->lock);
+		r->done++;
+		r->reuse = reuse;
+		if (r->stopped && r->done == r->heads)
+			shutdown(r->peer, SHUT_WR);
+		pthread_mutex_unlock(&r->lock);
 		return;
 	}
 	if (!reuse || !__atomic_load_n(&g.running, __ATOMIC_ACQUIRE) ||
@@ -622,7 +863,7 @@ static void on_data(struct gate_slot *s)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int fd = s->fd, rc, mhd;
+	int fd = s->fd, rc, mhd, full;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -632,14 +873,19 @@ static void on_data(struct gate_slot *s)
 		return;
 	}
 	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
-	if (rc > 0)
+	/* good heads fill what the gate peeks at: the relay reads on */
+	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
+	if (rc > 0 && !full)
 		return;
 	slot_close(s);
 	if (rc < 0) {
 		refuse(fd, &reply, (size_t)n);
-	} else if (!bad.json) {
+	} else if (!bad.json && !full) {
 		hand_over(fd, &s->addr, s->alen, bytes, nheads, NULL);
-	} else if (relay_start(&r, &mhd, fd, &bad, (size_t)n, bytes)) {
+	} else if (relay_start(&r, &mhd, fd, (size_t)n, bytes, nheads,
+			       bad.json ? &bad : NULL)) {
+		if (!bad.json)
+			api_fail(&bad, 503, "too many pipelining connections");
 		refuse(fd, &bad, (size_t)n);
 	} else {
 		hand_over(mhd, &s->addr, s->alen, bytes, nheads, r);
@@ -655,15 +901,19 @@ static void on_accept(void)
 						    EPOLLRDHUP };
 		int fd = accept4(g.listen_fd, (struct sockaddr *)&addr, &alen,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		unsigned open;
 		size_t i;
 
 		if (fd < 0)
 			return;
+		open = g.npending +
+		       (unsigned)__atomic_load_n(&g.starting,
+						 __ATOMIC_ACQUIRE) +
+		       (unsigned)__atomic_load_n(&g.live, __ATOMIC_ACQUIRE);
 		for (i = 0; i < GATE_SLOTS && g.slot[i].fd >= 0; i++)
 			;
-		if (i == GATE_SLOTS) {
-			/* XXX past GATE_SLOTS heads pending, MHD checks alone */
-			hand_over(fd, &addr, alen, 0, 0, NULL);
+		if (open >= g.max || i == GATE_SLOTS) {
+			too_busy(fd);
 			continue;
 		}
 		g.slot[i].fd = fd;
@@ -674,7 +924,9 @@ static void on_accept(void)
 		if (epoll_ctl(g.epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 			g.slot[i].fd = -1;
 			close(fd);
+			continue;
 		}
+		g.npending++;
 	}
 }
 
@@ -699,7 +951,7 @@ static int expire_relay(struct gate_slot *s, int fd, struct api_reply *reply)
 		json_decref(bad.json);
 		return -1;
 	}
-	if (relay_start(&r, &mhd, fd, reply, (size_t)n, bytes))
+	if (relay_start(&r, &mhd, fd, (size_t)n, bytes, nheads, reply))
 		return -1;
 	hand_over(mhd, &s->addr, s->alen, bytes, nheads, r);
 	return 0;
@@ -756,7 +1008,7 @@ static void *gate_main(void *arg)
 	return NULL;
 }
 
-int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
+int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa, unsigned max,
 	       unsigned short *port_out)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -768,6 +1020,8 @@ int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
 	for (size_t i = 0; i < GATE_SLOTS; i++)
 		g.slot[i].fd = -1;
 	g.daemon = d;
+	g.max = max;
+	g.npending = 0;
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		rl.rlim_cur = 1024;
 	g.nwatch = rl.rlim_cur < 65536 ? (size_t)rl.rlim_cur : 65536;

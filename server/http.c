@@ -12,6 +12,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,12 @@
 #define MAX_HEADER_BYTES (32 << 10)
 /*
  * What libmicrohttpd may hold of one request.  It answers requests that
- * do not fit with HTML of its own, so this is well above the limits we
- * check and answer in JSON; pages of it are touched only when used.
+ * do not fit with HTML of its own, so this is above the 64 KiB head that
+ * the gate lets through, with room for MHD's parse of it.  A connection
+ * kept alive holds all of it (MHD 0.9.75 zeroes the pool between
+ * requests): 128 KiB each, measured in doc/performance.md.
  */
-#define MEMORY_LIMIT (256 << 10)
+#define MEMORY_LIMIT (128 << 10)
 
 static struct MHD_Daemon *daemon_;
 static const struct server_opts *opts;
@@ -113,6 +116,33 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		free(rc);
 	}
 	*con_cls = NULL;
+}
+
+/*
+ * libmicrohttpd's messages, less those of the TCP options that a relayed
+ * connection (a socket pair, gate.c) cannot take: one per request.
+ */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	static const char *const quiet[] = {
+		"Setting TCP_",
+		"Failed to push the data from buffers",
+	};
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (size_t i = 0; i < ARRAY_SIZE(quiet); i++)
+		if (!strncmp(msg, quiet[i], strlen(quiet[i])))
+			return;
+	fputs(msg, stderr);
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *c,
+			      void **socket_context,
+			      enum MHD_ConnectionNotificationCode toe)
+{
+	gate_connection(c, socket_context,
+			toe == MHD_CONNECTION_NOTIFY_STARTED);
 }
 
 static int hexval(int c)
@@ -599,6 +629,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 int http_start(const struct server_opts *o, unsigned short *port_out)
 {
 	struct sockaddr_in sa = { 0 };
+	/*
+	 * MHD splits its limit between its threads, and a worker at its
+	 * share deadlocks (0.9.75): each share holds all the gate lets in.
+	 */
+	size_t mhd_limit = ((size_t)o->max_connections + 16) * o->threads;
 
 	opts = o;
 	if (o->web_dir) {
@@ -617,18 +652,22 @@ int http_start(const struct server_opts *o, unsigned short *port_out)
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
 			MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME,
-		0, NULL, NULL, handle, NULL, MHD_OPTION_THREAD_POOL_SIZE,
-		(unsigned int)o->threads, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)900, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned int)30, MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
+		0, NULL, NULL, handle, NULL,
+		/* first, or MHD logs the options before it on its own */
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)o->threads,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)mhd_limit,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
 		MHD_OPTION_END);
 	if (!daemon_)
 		return error("cannot start the HTTP daemon: %s",
 			     strerror(errno));
 	/* the gate listens, and answers what libmicrohttpd would in HTML */
-	if (gate_start(daemon_, &sa, port_out)) {
+	if (gate_start(daemon_, &sa, o->max_connections, port_out)) {
 		MHD_stop_daemon(daemon_);
 		daemon_ = NULL;
 		return -1;

@@ -4,10 +4,12 @@
  */
 #include <arpa/inet.h>
 #include <assert.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "db.h"
 #include "options.h"
@@ -56,12 +58,40 @@ static int parse_listen(struct server_opts *o, const char *spec)
 	return 0;
 }
 
+/*
+ * Raise the soft limit on open files to what MAX connections need (each
+ * connection one descriptor, a relayed one three, and the database's and
+ * the daemon's own): 0, or -1 with the error reported.
+ */
+static int fd_budget(unsigned max)
+{
+	rlim_t need = (rlim_t)max + 3 * SERVER_RELAYS + 256;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return error("cannot read the open-files limit: %s",
+			     strerror(errno));
+	if (rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		return error("--max-connections %u needs %llu open files, and"
+			     " the hard limit is %llu (ulimit -Hn)",
+			     max, (unsigned long long)need,
+			     (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return error("cannot raise the open-files limit to %llu: %s",
+			     (unsigned long long)need, strerror(errno));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct server_opts o = { .host = "127.0.0.1",
 				 .port = 8080,
-				 .threads = 4 };
-	const char *listen = NULL, *threads = NULL;
+				 .threads = 4,
+				 .max_connections = SERVER_MAX_CONNECTIONS };
+	const char *listen = NULL, *threads = NULL, *maxconn = NULL;
 	struct opt_list allow = { 0 };
 	int argi, rc, check_only = 0, sig = 0;
 	const struct opt opts[] = {
@@ -73,6 +103,9 @@ int main(int argc, char **argv)
 			   "the dashboard folder (default: none)"),
 		OPT_STRING(0, "threads", &threads, "N",
 			   "worker threads, 1 to 64 (default: 4)"),
+		OPT_STRING(0, "max-connections", &maxconn, "N",
+			   "connections open at once, 1 to 65536 (default:"
+			   " 512); more are answered 503 and closed"),
 		OPT_LIST(0, "allow-host", &allow, "NAME",
 			 "on loopback, a Host name accepted besides localhost"
 			 " and loopback addresses (others get 421)"),
@@ -104,6 +137,16 @@ int main(int argc, char **argv)
 		}
 		o.threads = (unsigned)n;
 	}
+	if (maxconn) {
+		if (util_parse_long(&n, maxconn, 1, 65536)) {
+			error("bad --max-connections '%s' (1 to 65536)",
+			      maxconn);
+			return 2;
+		}
+		o.max_connections = (unsigned)n;
+	}
+	if (fd_budget(o.max_connections))
+		return 2;
 	for (size_t i = 0; i < allow.nr; i++) {
 		if (!*allow.v[i] || strpbrk(allow.v[i], ":/[] ")) {
 			error("bad --allow-host '%s' (a host name, at"

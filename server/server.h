@@ -257,10 +257,13 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len);
 /*
  * Listen on SA (its port goes to *port_out) in a thread of its own that
  * answers bad first request heads in JSON and hands every other
- * connection to daemon D (started with MHD_USE_NO_LISTEN_SOCKET).
- * Returns 0 or -1 (reported).
+ * connection to daemon D (started with MHD_USE_NO_LISTEN_SOCKET).  At
+ * most MAX connections are open at once, those whose head is still coming
+ * included: one more is answered 503 and closed at once.  D's own limit
+ * must be above what MAX can reach (libmicrohttpd 0.9.75 deadlocks its
+ * workers at its limit).  Returns 0 or -1 (reported).
  */
-int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa,
+int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa, unsigned max,
 	       unsigned short *port_out);
 /* Stop that thread and close the socket and pending connections. */
 void gate_stop(void);
@@ -270,10 +273,24 @@ void gate_stop(void);
  * the next request head, if MHD has not read one already.
  */
 void gate_completed(struct MHD_Connection *c, int reuse);
+/*
+ * MHD started serving connection C (STARTED 1), or closed it (0), with
+ * CTX its socket context: what the gate counts against its limit, and
+ * where a relay learns that MHD is done with it.
+ */
+void gate_connection(struct MHD_Connection *c, void **ctx, int started);
 
 /* http.c */
 
 #define SERVER_MAX_ALLOW_HOST 16
+/*
+ * Connections open at once by default.  Each costs a descriptor and, once
+ * MHD has answered on it and keeps it, 128 KiB of memory (http.c's
+ * MEMORY_LIMIT, touched whole): 64 MiB for 512.
+ */
+#define SERVER_MAX_CONNECTIONS 512
+/* Pipelining connections relayed by the gate at once, a thread each. */
+#define SERVER_RELAYS 64
 
 struct server_opts {
 	const char *db_path;
@@ -281,6 +298,8 @@ struct server_opts {
 	const char *host; /* IPv4 literal */
 	unsigned short port; /* 0: any free port */
 	unsigned threads;
+	/* connections open at once, pending heads included; more are refused */
+	unsigned max_connections;
 	/* Host header names accepted besides localhost and loopback ones */
 	const char *allow_host[SERVER_MAX_ALLOW_HOST];
 	size_t nallow_host;

@@ -1,0 +1,102 @@
+#!/bin/bash
+# kwarn-server under more connections than it takes, pipelined bursts and
+# NUL bytes in the request head, on loopback only, every load bounded in
+# count and time: past --max-connections a connection is answered 503 and
+# closed at once, the server goes on answering and stops on SIGTERM; a
+# pipelined burst is answered whole and in order, a bad head after it in
+# JSON; any NUL in a head is a JSON 400.
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+tmp=$(mktemp -d)
+SERVER_PID=
+trap '[ -n "$SERVER_PID" ] && kill -9 $SERVER_PID 2>/dev/null; rm -rf "$tmp"' EXIT
+KWARN=${KWARN:-$top/bin/kwarn}
+KWARN_SERVER=${KWARN_SERVER:-$top/bin/kwarn-server}
+load=tests/lib/http-load.py
+. tests/lib/tap.sh
+. tests/lib/server-fixture.sh
+
+fixture_build "$tmp/fx" >"$tmp/fixture.log" 2>&1
+ok $? "the fixture database builds"
+
+"$KWARN_SERVER" --db "$DB" --max-connections 0 -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
+	grep -q 'bad --max-connections' "$tmp/out"
+ok $? "--max-connections 0: one line, exit 2 (rc $rc)"
+"$KWARN_SERVER" --db "$DB" --max-connections 64 -n >/dev/null 2>&1
+ok $? "--max-connections 64 -n: OK"
+
+SERVER_ARGS="--max-connections 64" server_start "$DB"
+ok $? "the server starts with --max-connections 64"
+
+status() { # URL: the status of one GET, given a second at most
+	curl -s -m 1 -o "$tmp/body" -w '%{http_code}' "$BASE$1"
+}
+
+# 200 idle connections, held for 4 s: 64 wait for their heads, the rest
+# are refused at once
+python3 "$load" "$PORT" hold 200 4 >"$tmp/hold" &
+hold=$!
+s=
+for _ in $(seq 40); do
+	s=$(status /api/health)
+	[ "$s" = 503 ] && break
+	sleep 0.1
+done
+[ "$s" = 503 ] && jq -e '.status == 503 and (.error | test("too many"))' \
+	"$tmp/body" >/dev/null
+ok $? "past the limit a request is answered 503 in JSON within 1 s ($s)"
+wait $hold
+read -r held closed <"$tmp/hold"
+[ "${held:-0}" = 200 ] && [ "${closed:-0}" -ge 136 ]
+ok $? "of 200 idle connections the server closed the 136 past its limit at once ($closed)"
+s=$(status /api/health)
+[ "$s" = 200 ]
+ok $? "once they are gone a request is answered within 1 s ($s)"
+
+# a flood of busy clients, five times the limit, for 3 s
+timeout 20 wrk -t2 -c320 -d3s "$BASE/api/health" >"$tmp/wrk" 2>&1
+reqs=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$tmp/wrk")
+refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$tmp/wrk")
+[ "${reqs:-0}" -gt 1000 ] && [ "${refused:-0}" -gt 0 ]
+ok $? "wrk -c320 against a limit of 64: answered throughout ($reqs requests, $refused refused)"
+s=$(status /api/runs)
+[ "$s" = 200 ]
+ok $? "after the flood a request is answered within 1 s ($s)"
+
+# pipelining: 2,000 requests in one write, alternating two routes
+python3 "$load" "$PORT" pipeline 2000 >"$tmp/pipe"
+[ "$(cat "$tmp/pipe")" = "2000 inorder 200 200" ]
+ok $? "2,000 pipelined requests in one write: all answered, in order ($(cat "$tmp/pipe"))"
+python3 "$load" "$PORT" pipeline 2000 "b'GET /api/health HTTP/1.1\r\n\r\n'" >"$tmp/pipe"
+[ "$(cat "$tmp/pipe")" = "2001 inorder 200 400" ]
+ok $? "2,000 pipelined, then a head without Host: 2,000 answers, then the 400 ($(cat "$tmp/pipe"))"
+
+# NUL bytes anywhere in a head
+for r in 'GET\x00 /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n' \
+	'GET /api/health HTTP/1.1\r\nHost: localhost\x00evil.example\r\n\r\n' \
+	'\x00GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n' \
+	'GET /api/he\x00alth HTTP/1.1\r\nHost: localhost\r\n\r\n' \
+	'GET /api/health HTTP/1.1\r\nHo\x00st: localhost\r\n\r\n' \
+	'GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/runs HTTP/1.1\r\nHost: local\x00host\r\n\r\n'; do
+	python3 "$load" "$PORT" send "b'$r'" >"$tmp/nul"
+	case $r in
+	*'\r\n\r\nGET'*) want='200 400' ;;
+	*) want=400 ;;
+	esac
+	grep -qx "$want {\"error\":\"a NUL byte in the request head\",\"status\":400}" "$tmp/nul"
+	ok $? "a NUL in '$r': $want, the 400 in JSON"
+done
+
+kill -TERM "$SERVER_PID"
+for i in $(seq 50); do
+	kill -0 "$SERVER_PID" 2>/dev/null || break
+	sleep 0.1
+done
+! kill -0 "$SERVER_PID" 2>/dev/null
+ok $? "after all that SIGTERM ends the server within 5 s"
+wait "$SERVER_PID"
+SERVER_PID=
+done_tap
