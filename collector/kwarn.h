@@ -170,6 +170,11 @@ int cmd_sites(int argc, char **argv);
  */
 int report_print_compilers(FILE *fp, sqlite3 *db, long long run_id);
 
+/* triage.c */
+
+/* kwarn triage: record, list, export and import triage (triage.h). */
+int cmd_triage(int argc, char **argv);
+
 /* toolchain.c */
 
 /* A compiler kwarn builds with (--cc NAME). */

@@ -25,6 +25,7 @@ static const struct {
 	{ "census", cmd_census, "fall-through markers and their GCC levels" },
 	{ "classify", cmd_classify, "missing break or intended fall-through?" },
 	{ "bisect", cmd_bisect, "find the commit that brought a warning" },
+	{ "triage", cmd_triage, "intended, false positive, compiler bug..." },
 	{ "parse-dump", cmd_parse_dump, NULL },
 };
 

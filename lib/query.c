@@ -10,6 +10,7 @@
 #include "json.h"
 #include "query.h"
 #include "repro.h"
+#include "triage.h"
 #include "util.h"
 #include "banned.h"
 
@@ -941,7 +942,9 @@ int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
 		       "  WHERE run_id = ?1)"
 		       " AND NOT EXISTS (SELECT 1 FROM live_states b"
 		       "  WHERE b.commit_id = (SELECT id FROM base)"
-		       "  AND b.identity_id = s.identity_id)"))
+		       "  AND b.identity_id = s.identity_id)"
+		       " AND NOT EXISTS (SELECT 1 FROM triage_settled t"
+		       "  WHERE t.fingerprint = i.fingerprint)"))
 		return -1;
 	db_bind_int(st, 1, run_id, 0);
 	arr = json_array();
@@ -2398,4 +2401,242 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(rs);
 	return ret;
+}
+
+/* Triage (schema 0024) */
+
+/* Row of ST from column FIRST on (fingerprint state reason link who at
+ * origin) into *R, as new strings. */
+static void triage_row(struct triage_rec *r, sqlite3_stmt *st, int first)
+{
+	const char *link = (const char *)sqlite3_column_text(st, first + 3);
+
+	r->fingerprint = xstrdup(db_col_text(st, first));
+	r->state = xstrdup(db_col_text(st, first + 1));
+	r->reason = xstrdup(db_col_text(st, first + 2));
+	r->link = link ? xstrdup(link) : NULL;
+	r->who = xstrdup(db_col_text(st, first + 4));
+	r->at = sqlite3_column_int64(st, first + 5);
+	r->origin = xstrdup(db_col_text(st, first + 6));
+}
+
+#define TRIAGE_COLS "fingerprint, state, reason, link, who, at, origin"
+
+int query_triage_current(struct triage_rec *out, sqlite3 *db,
+			 const char *fingerprint)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (db_prepare(&st, db,
+		       "SELECT " TRIAGE_COLS " FROM triage"
+		       " WHERE fingerprint = ? ORDER BY id DESC LIMIT 1"))
+		return -1;
+	db_bind_text(st, 1, fingerprint);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		triage_row(out, st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read the triage of '%s': %s", fingerprint,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_triage_annotate(sqlite3 *db, json_t *warnings, const char *key)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	json_t *w;
+	int rc = SQLITE_DONE;
+
+	if (db_prepare(&st, db,
+		       "SELECT " TRIAGE_COLS " FROM triage"
+		       " WHERE fingerprint = ? ORDER BY id DESC LIMIT 1"))
+		return -1;
+	json_array_foreach(warnings, i, w) {
+		const char *fp = json_string_value(json_object_get(w, key));
+		json_t *t;
+
+		if (!fp)
+			continue;
+		db_bind_text(st, 1, fp);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			t = json_object();
+			json_set_cols(t, st, 1,
+				      "state:s reason:s link:s who:s at:i"
+				      " origin:s");
+		} else if (rc == SQLITE_DONE) {
+			t = json_pack("{s:s}", "state", "open");
+		} else {
+			break;
+		}
+		json_object_set_new(w, "triage", t);
+		sqlite3_reset(st);
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read triage: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_triage_each(sqlite3 *db, int current,
+		      int (*fn)(const struct triage_rec *r, void *ctx),
+		      void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (db_prepare(&st, db,
+		       current ? "SELECT " TRIAGE_COLS " FROM triage_current"
+				 " ORDER BY fingerprint, id" :
+				 "SELECT " TRIAGE_COLS " FROM triage"
+				 " ORDER BY fingerprint, id"))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct triage_rec r;
+
+		triage_row(&r, st, 0);
+		ret = fn(&r, ctx);
+		triage_rec_release(&r);
+		if (ret)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (ret)
+		return -1;
+	if (rc != SQLITE_DONE)
+		return error("cannot read triage: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+/* Every fingerprint ST (bound) returns, into the new array *out. */
+static int fingerprints(json_t **out, sqlite3 *db, sqlite3_stmt *st)
+{
+	int rc;
+
+	*out = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(*out, jstr(db_col_text(st, 0)));
+	if (rc == SQLITE_DONE)
+		return 0;
+	json_decref(*out);
+	*out = NULL;
+	return error("cannot look up warnings: %s", sqlite3_errmsg(db));
+}
+
+int query_identity_named(char **out, sqlite3 *db, const char *name)
+{
+	static const char *const by_line[] = {
+		/* at the tip of a run, the newest run first */
+		"SELECT DISTINCT i.fingerprint FROM run_tips t"
+		" JOIN commit_builds cb ON cb.commit_id = t.commit_id"
+		" JOIN diagnostics d ON d.build_id = cb.build_id"
+		" JOIN identities i ON i.id = d.identity_id"
+		" WHERE d.file = ?1 AND d.line = ?2 AND t.run_id ="
+		" (SELECT MAX(t2.run_id) FROM run_tips t2"
+		"  JOIN commit_builds cb2 ON cb2.commit_id = t2.commit_id"
+		"  JOIN diagnostics d2 ON d2.build_id = cb2.build_id"
+		"  WHERE d2.file = ?1 AND d2.line = ?2)",
+		/* else any newest build of a commit */
+		"SELECT DISTINCT i.fingerprint FROM commit_builds cb"
+		" JOIN diagnostics d ON d.build_id = cb.build_id"
+		" JOIN identities i ON i.id = d.identity_id"
+		" WHERE d.file = ?1 AND d.line = ?2",
+	};
+	const char *colon = strrchr(name, ':');
+	sqlite3_stmt *st = NULL;
+	json_t *got = NULL;
+	long line;
+	size_t n;
+	int ret = -1;
+
+	*out = NULL;
+	if (colon && colon > name &&
+	    !util_parse_long(&line, colon + 1, 1, 1L << 30)) {
+		char *file = xstrndup(name, (size_t)(colon - name));
+
+		for (size_t i = 0; i < ARRAY_SIZE(by_line); i++) {
+			if (db_prepare(&st, db, by_line[i]))
+				break;
+			db_bind_text(st, 1, file);
+			db_bind_int(st, 2, line, 0);
+			ret = fingerprints(&got, db, st);
+			sqlite3_finalize(st);
+			st = NULL;
+			if (ret || json_array_size(got))
+				break;
+			json_decref(got);
+			got = NULL;
+		}
+		free(file);
+		if (ret)
+			return -1;
+	} else {
+		n = strlen(name);
+		if (n < 8 || n > 64 || strspn(name, "0123456789abcdef") != n) {
+			fprintf(stderr,
+				"kwarn: '%s' names no warning: give its"
+				" identity (8 to 64 hex digits) or FILE:LINE\n",
+				name);
+			return 1;
+		}
+		if (db_prepare(&st, db,
+			       "SELECT fingerprint FROM identities"
+			       " WHERE substr(fingerprint, 1, ?2) = ?1"
+			       " LIMIT 11"))
+			return -1;
+		db_bind_text(st, 1, name);
+		db_bind_int(st, 2, (long long)n, 0);
+		ret = fingerprints(&got, db, st);
+		sqlite3_finalize(st);
+		if (ret)
+			return -1;
+	}
+	n = got ? json_array_size(got) : 0;
+	if (n == 1) {
+		*out = xstrdup(json_string_value(json_array_get(got, 0)));
+		ret = 0;
+	} else {
+		fprintf(stderr, "kwarn: '%s' names %s\n", name,
+			n ? "several warnings:" : "no stored warning");
+		for (size_t i = 0; i < n && i < 10; i++)
+			fprintf(stderr, "  %s\n",
+				json_string_value(json_array_get(got, i)));
+		ret = 1;
+	}
+	json_decref(got);
+	return ret;
+}
+
+int query_identity_info(json_t **out, sqlite3 *db, const char *fingerprint)
+{
+	sqlite3_stmt *st = NULL;
+	long long key;
+	int rc;
+
+	*out = NULL;
+	if (ident_fingerprint_key(&key, fingerprint))
+		return 0;
+	if (db_prepare(&st, db,
+		       "SELECT file, function, COALESCE(option, kind), message"
+		       " FROM identities WHERE fp_key = ?1"
+		       " AND fingerprint = ?2"))
+		return -1;
+	db_bind_int(st, 1, key, 0);
+	db_bind_text(st, 2, fingerprint);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = json_object();
+		json_set_cols(*out, st, 0,
+			      "file:s function:s option:s message:s");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read warning '%s': %s", fingerprint,
+			     sqlite3_errmsg(db));
+	return 0;
 }

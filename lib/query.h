@@ -212,8 +212,9 @@ int query_build_image(char **out, sqlite3 *db, long long id);
 
 /*
  * The warnings live at the last built point of run RUN_ID that the first
- * point did not have, as a new array of {file, line, function, message}
- * (what --fail-on-new fails on).  Returns 0 or -1 (reported).
+ * point did not have, less those triaged as no bug (the triage_settled
+ * view), as a new array of {file, line, function, message} (what
+ * --fail-on-new fails on).  Returns 0 or -1 (reported).
  */
 int query_tip_new(json_t **out, sqlite3 *db, long long run_id);
 
@@ -417,7 +418,51 @@ int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident);
 int query_base_shas_stmt(sqlite3_stmt **out, sqlite3 *db, long long run,
 			 long long prev);
 
-#endif
+/* Triage (schema 0024) */
+
+struct triage_rec;
+
+/*
+ * The newest triage record of FINGERPRINT into *out (fields owned by the
+ * caller: triage_rec_release()); *out is left zeroed (state NULL) when
+ * there is none, and the warning is open.  Returns 0 or -1 (reported).
+ */
+int query_triage_current(struct triage_rec *out, sqlite3 *db,
+			 const char *fingerprint);
+
+/*
+ * Set "triage" in every object of the array WARNINGS that has a string
+ * member KEY (the fingerprint): {state, reason, link, who, at, origin}
+ * of its newest record, or {state: "open"} when it has none.  Returns 0
+ * or -1 (reported).
+ */
+int query_triage_annotate(sqlite3 *db, json_t *warnings, const char *key);
+
+/*
+ * Call FN(R, CTX) for every triage record, by fingerprint and then in
+ * the order they were written (the export's stable order); with
+ * CURRENT, only each fingerprint's newest.  FN returns 0 to go on.
+ * Returns 0, or -1 (reported, or FN's failure).
+ */
+int query_triage_each(sqlite3 *db, int current,
+		      int (*fn)(const struct triage_rec *r, void *ctx),
+		      void *ctx);
+
+/*
+ * The identity a person names into *out (a new string): a fingerprint
+ * or a unique prefix of at least 8 of its hex digits, or FILE:LINE of a
+ * warning at the tip of a run (the newest run first; the newest build of
+ * any commit when no tip has one).  Returns 0, 1 when nothing matches
+ * or several do (said on stderr, with the candidates), -1 on errors.
+ */
+int query_identity_named(char **out, sqlite3 *db, const char *name);
+
+/*
+ * The identity FINGERPRINT's file, function, option (else kind) and
+ * message into *out as {file, function, option, message}, or NULL when
+ * no build has it.  Returns 0 or -1 (reported).
+ */
+int query_identity_info(json_t **out, sqlite3 *db, const char *fingerprint);
 
 /* ---- the dashboard's views: series over a run, diffs ---- */
 
@@ -459,3 +504,5 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to);
  */
 int query_identity_states(json_t **out, sqlite3 *db, const char *ident,
 			  long long run_id);
+
+#endif

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "ident.h"
 #include "store.h"
+#include "triage.h"
 #include "util.h"
 #include "banned.h"
 
@@ -553,6 +554,78 @@ out:
 	return ret;
 }
 
+/*
+ * Triage that this point undoes, as records of kwarn's own: a warning
+ * triaged anything but open that comes back new after it was fixed
+ * earlier in the run; and a new warning in the place of a triaged one
+ * that went away here (same file, function and kind), whose message or
+ * option changed, which inherits nothing and is recorded open with what
+ * it replaced.  Skipped while nothing is triaged.
+ */
+static int reopen_triaged(struct build_writer *w)
+{
+	static const char *const sql[] = {
+		"INSERT INTO triage(fingerprint, state, reason, link, who, at,"
+		" origin)"
+		" SELECT i.fingerprint, 'open', 'reopened: back at '"
+		" || substr(c.sha, 1, 12) || ' after it was fixed, triaged '"
+		" || t.state || ' by ' || t.who || ': ' || t.reason,"
+		" NULL, 'kwarn', unixepoch(), 'reopen'"
+		" FROM states s JOIN identities i ON i.id = s.identity_id"
+		" JOIN triage_current t ON t.fingerprint = i.fingerprint"
+		" JOIN commits c ON c.id = s.commit_id"
+		" WHERE s.commit_id = :cid AND s.state = 'new'"
+		" AND t.state <> 'open' AND EXISTS (SELECT 1 FROM states f"
+		"  JOIN commits fc ON fc.id = f.commit_id"
+		"  WHERE f.identity_id = s.identity_id AND f.state = 'fixed'"
+		"  AND fc.run_id = c.run_id AND fc.position < c.position)",
+		"INSERT INTO triage(fingerprint, state, reason, link, who, at,"
+		" origin)"
+		" SELECT ni.fingerprint, 'open', 'reopened: in the place of '"
+		" || COALESCE(oi.option, oi.kind) || ' ''' || oi.message"
+		" || ''', triaged ' || t.state || ' by ' || t.who || ': '"
+		" || t.reason, NULL, 'kwarn', unixepoch(), 'reopen'"
+		" FROM states ns JOIN identities ni ON ni.id = ns.identity_id"
+		" JOIN states os ON os.commit_id = ns.commit_id"
+		"  AND os.state = 'fixed'"
+		" JOIN identities oi ON oi.id = os.identity_id"
+		"  AND oi.file IS ni.file AND oi.function IS ni.function"
+		"  AND oi.kind = ni.kind AND (oi.message <> ni.message"
+		"  OR oi.option IS NOT ni.option)"
+		" JOIN triage_current t ON t.fingerprint = oi.fingerprint"
+		"  AND t.state <> 'open'"
+		" WHERE ns.commit_id = :cid AND ns.state = 'new'"
+		" AND NOT EXISTS (SELECT 1 FROM triage x"
+		"  WHERE x.fingerprint = ni.fingerprint)"
+		" GROUP BY ni.id",
+	};
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (db_prepare(&st, w->db, "SELECT EXISTS (SELECT 1 FROM triage)"))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW || !sqlite3_column_int(st, 0)) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_ROW ? 0 :
+					  error("cannot read triage: %s",
+						sqlite3_errmsg(w->db));
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++) {
+		if (db_prepare(&st, w->db, sql[i]))
+			return -1;
+		db_bind_int(st, sqlite3_bind_parameter_index(st, ":cid"),
+			    w->commit_id, 0);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return error("cannot reopen triaged warnings: %s",
+				     sqlite3_errmsg(w->db));
+	}
+	return 0;
+}
+
 static int compute_states(struct build_writer *w)
 {
 	static const char *const sql[] = {
@@ -613,7 +686,9 @@ static int compute_states(struct build_writer *w)
 		}
 		sqlite3_finalize(st);
 	}
-	return mark_in_change(w);
+	if (mark_in_change(w))
+		return -1;
+	return reopen_triaged(w);
 }
 
 static void bw_free(struct build_writer *w)
@@ -980,4 +1055,55 @@ int store_classification(sqlite3 *db, long long identity_id,
 out:
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int store_triage(sqlite3 *db, const struct triage_rec *recs, size_t n,
+		 size_t *added)
+{
+	sqlite3_stmt *st = NULL;
+	size_t done = 0;
+
+	if (added)
+		*added = 0;
+	if (db_begin(db))
+		return -1;
+	if (db_prepare(&st, db,
+		       "INSERT INTO triage(fingerprint, state, reason, link,"
+		       " who, at, origin)"
+		       " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE NOT EXISTS"
+		       " (SELECT 1 FROM triage WHERE fingerprint = ?1"
+		       " AND state = ?2 AND reason = ?3 AND link IS ?4"
+		       " AND who = ?5 AND at = ?6 AND origin = ?7)"))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		const struct triage_rec *r = &recs[i];
+
+		if (db_bind_text(st, 1, r->fingerprint) ||
+		    db_bind_text(st, 2, r->state) ||
+		    db_bind_text(st, 3, r->reason) ||
+		    db_bind_text(st, 4, r->link) ||
+		    db_bind_text(st, 5, r->who) ||
+		    db_bind_int(st, 6, r->at, 0) ||
+		    db_bind_text(st, 7, r->origin))
+			goto fail;
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			error("cannot store the triage of '%s': %s",
+			      r->fingerprint, sqlite3_errmsg(db));
+			goto fail;
+		}
+		done += (size_t)sqlite3_changes(db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (db_commit(db)) {
+		db_rollback(db);
+		return -1;
+	}
+	if (added)
+		*added = done;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	db_rollback(db);
+	return -1;
 }

@@ -179,6 +179,17 @@ struct classify_result;
 int store_classification(sqlite3 *db, long long identity_id,
 			 const struct classify_result *r);
 
+struct triage_rec;
+
+/*
+ * Add the triage records RECS[0..N) (each passed triage_check()) in one
+ * transaction of their own: all or none.  A record equal in every field
+ * to one stored is skipped (an import read twice adds nothing); their
+ * number goes to *ADDED (may be NULL).  Returns 0 or -1 (reported).
+ */
+int store_triage(sqlite3 *db, const struct triage_rec *recs, size_t n,
+		 size_t *added);
+
 struct boot_result;
 
 /*
