@@ -102,6 +102,15 @@ $(B)/fuzz-parse: $(FUZZ_SRC)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ilib \
 		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lcrypto
 
+# The triage fuzzer: the POST body and the import line.
+FUZZ_TRIAGE_SRC = tests/fuzz/fuzz-triage.c lib/triage.c lib/json.c \
+	common/strbuf.c common/util.c common/child.c
+$(B)/fuzz-triage: $(FUZZ_TRIAGE_SRC)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ischema -Ilib \
+		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_TRIAGE_SRC) \
+		-ljansson -lsqlite3 -lcrypto
+
 # The request-path fuzzer: the library built again with clang, for
 # coverage and sanitizers, run on an in-memory database.
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ischema -Ilib \

@@ -2483,19 +2483,13 @@ int query_triage_annotate(sqlite3 *db, json_t *warnings, const char *key)
 	return 0;
 }
 
-int query_triage_each(sqlite3 *db, int current,
-		      int (*fn)(const struct triage_rec *r, void *ctx),
-		      void *ctx)
+/* FN for every row of ST (bound, TRIAGE_COLS), then ST finalized. */
+static int triage_rows(sqlite3 *db, sqlite3_stmt *st,
+		       int (*fn)(const struct triage_rec *r, void *ctx),
+		       void *ctx)
 {
-	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
-	if (db_prepare(&st, db,
-		       current ? "SELECT " TRIAGE_COLS " FROM triage_current"
-				 " ORDER BY fingerprint, id" :
-				 "SELECT " TRIAGE_COLS " FROM triage"
-				 " ORDER BY fingerprint, id"))
-		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct triage_rec r;
 
@@ -2511,6 +2505,35 @@ int query_triage_each(sqlite3 *db, int current,
 	if (rc != SQLITE_DONE)
 		return error("cannot read triage: %s", sqlite3_errmsg(db));
 	return 0;
+}
+
+int query_triage_each(sqlite3 *db, int current,
+		      int (*fn)(const struct triage_rec *r, void *ctx),
+		      void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (db_prepare(&st, db,
+		       current ? "SELECT " TRIAGE_COLS " FROM triage_current"
+				 " ORDER BY fingerprint, id" :
+				 "SELECT " TRIAGE_COLS " FROM triage"
+				 " ORDER BY fingerprint, id"))
+		return -1;
+	return triage_rows(db, st, fn, ctx);
+}
+
+int query_triage_history(sqlite3 *db, const char *fingerprint,
+			 int (*fn)(const struct triage_rec *r, void *ctx),
+			 void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (db_prepare(&st, db,
+		       "SELECT " TRIAGE_COLS " FROM triage"
+		       " WHERE fingerprint = ? ORDER BY id"))
+		return -1;
+	db_bind_text(st, 1, fingerprint);
+	return triage_rows(db, st, fn, ctx);
 }
 
 /* Every fingerprint ST (bound) returns, into the new array *out. */

@@ -449,6 +449,14 @@ int query_triage_each(sqlite3 *db, int current,
 		      void *ctx);
 
 /*
+ * Call FN(R, CTX) for every triage record of FINGERPRINT, oldest first.
+ * Returns 0, or -1 (reported, or FN's failure).
+ */
+int query_triage_history(sqlite3 *db, const char *fingerprint,
+			 int (*fn)(const struct triage_rec *r, void *ctx),
+			 void *ctx);
+
+/*
  * The identity a person names into *out (a new string): a fingerprint
  * or a unique prefix of at least 8 of its hex digits, or FILE:LINE of a
  * warning at the tip of a run (the newest run first; the newest build of

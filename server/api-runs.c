@@ -27,6 +27,7 @@ int api_health(struct api_reply *reply, const struct api_req *r)
 	api_set(reply->json, "status", json_string("ok"));
 	api_set(reply->json, "schema", json_integer(db_schema_version()));
 	api_set(reply->json, "runs", json_integer(runs));
+	api_set(reply->json, "triage", json_boolean(api_triage_enabled()));
 	return 0;
 }
 

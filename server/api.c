@@ -178,6 +178,7 @@ static const struct route {
 	{ "/api/runs/*/series", api_run_series, "by limit offset" },
 	{ "/api/diff", api_diff, "from to run from_run to_run" },
 	{ "/api/warnings/*/states", api_warning_states, "run" },
+	{ "/api/warnings/*/triage", api_warning_triage, "" },
 };
 
 const char *api_arg(const struct api_req *r, const char *name)

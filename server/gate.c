@@ -49,6 +49,7 @@
 #include <linux/tcp.h>
 
 #include "server.h"
+#include "triage.h"
 #include "util.h"
 #include "banned.h"
 
@@ -194,12 +195,16 @@ static int header_is(const char *h, size_t n, const char *name)
 	return n > k && h[k] == ':' && !strncasecmp(h, name, k);
 }
 
-/* gate_head_check(), and the head's length with its empty line in *HLEN. */
+/*
+ * gate_head_check(), with the head's length and its empty line in *HLEN,
+ * and the length of the body that follows in *BODY: 0 but for a POST
+ * (triage, api-triage.c), whose body may take TRIAGE_MAX_BODY bytes.
+ */
 static int head_check(struct api_reply *reply, const char *buf, size_t len,
-		      size_t *hlen)
+		      size_t *hlen, size_t *body)
 {
 	size_t pos, n, rl, lines = 0;
-	int te = 0, host = 0, v11;
+	int te = 0, host = 0, v11, post;
 
 	/* the head ends at the first empty line */
 	for (pos = 0;; pos += n + 1) {
@@ -222,6 +227,8 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 	if (check_request_line(reply, buf, rl))
 		return -1;
 	v11 = !memcmp(buf + rl - 8, "HTTP/1.1", 8);
+	post = rl > 5 && !memcmp(buf, "POST ", 5);
+	*body = 0;
 	for (pos = n + 1; pos < len; pos += n + 1) {
 		const char *h = buf + pos, *colon;
 		size_t hl;
@@ -248,16 +255,31 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 				v++;
 			while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
 				end--;
-			if (end - v != 1 || *v != '0')
+			if (post && end > v && end - v <= 9 &&
+			    strspn(v, "0123456789") >= (size_t)(end - v)) {
+				size_t cl = 0;
+
+				while (v < end)
+					cl = cl * 10 + (size_t)(*v++ - '0');
+				if (cl > TRIAGE_MAX_BODY)
+					return api_fail(reply, 413,
+							"a request body over"
+							" %d bytes",
+							TRIAGE_MAX_BODY);
+				*body = cl;
+			} else if (end - v != 1 || *v != '0') {
 				return api_fail(reply, 400,
 						"a GET or HEAD takes no body"
 						" (Content-Length must be 0)");
+			}
 		}
 	}
 	if (te)
 		return api_fail(reply, 400,
-				"a GET or HEAD takes no body"
-				" (Transfer-Encoding refused)");
+				post ? "a POST body takes a Content-Length"
+				       " (Transfer-Encoding refused)" :
+				       "a GET or HEAD takes no body"
+				       " (Transfer-Encoding refused)");
 	if (host > 1 || (v11 && !host))
 		return api_fail(reply, 400,
 				"an HTTP/1.1 request takes one Host header");
@@ -271,9 +293,9 @@ more:
 
 int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 {
-	size_t hlen;
+	size_t hlen, body;
 
-	return head_check(reply, buf, len, &hlen);
+	return head_check(reply, buf, len, &hlen, &body);
 }
 
 /*
@@ -283,25 +305,32 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
  * answer for the first; 1 (more to come) also when good heads are
  * followed by an incomplete one, *BYTES and *NHEADS counting the good.
  * A bad head after good ones fills BAD (its json stays NULL if there is
- * none).
+ * none).  The checks stop after a head with a body (*BODY set): what
+ * follows is the body, and MHD reads on unchecked.
  */
 static int heads_check(struct api_reply *reply, struct api_reply *bad,
 		       const char *buf, size_t len, size_t *bytes,
-		       unsigned long *nheads)
+		       unsigned long *nheads, int *body)
 {
-	size_t hlen;
-	int rc = head_check(reply, buf, len, &hlen);
+	size_t hlen, blen;
+	int rc = head_check(reply, buf, len, &hlen, &blen);
 
 	*bytes = 0;
 	*nheads = 0;
+	*body = 0;
 	bad->json = NULL;
 	if (rc)
 		return rc;
 	do {
 		*bytes += hlen;
 		++*nheads;
+		if (blen) {
+			*body = 1;
+			return 0;
+		}
 	} while (*bytes < len &&
-		 !(rc = head_check(bad, buf + *bytes, len - *bytes, &hlen)));
+		 !(rc = head_check(bad, buf + *bytes, len - *bytes, &hlen,
+				   &blen)));
 	/*
 	 * Good heads, then the start of another: wait for all of it.  Handed
 	 * over now, MHD would read the rest itself, unchecked, and answer a
@@ -515,14 +544,18 @@ static void relay_stop(struct gate_relay *r, struct api_reply *reply)
 static void relay_check(struct gate_relay *r)
 {
 	struct api_reply reply = { .status = 200 };
-	size_t hlen;
+	size_t hlen, body;
 	int rc;
 
 	while (!r->stopped && r->good < r->inlen) {
 		rc = head_check(&reply, r->in + r->good, r->inlen - r->good,
-				&hlen);
+				&hlen, &body);
 		if (rc > 0)
 			return;
+		if (!rc && body)
+			rc = api_fail(&reply, 400,
+				      "a request with a body in a pipelined"
+				      " burst (send it alone)");
 		if (rc < 0) {
 			/* the bad head and what follows never reach MHD */
 			r->inlen = r->good;
@@ -743,7 +776,7 @@ static void on_watch(int fd, uint32_t events)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int rc, client, mhd, full;
+	int rc, client, mhd, full, body;
 
 	if (!w->conn)
 		return;
@@ -756,7 +789,8 @@ static void on_watch(int fd, uint32_t events)
 		watch_release(fd);
 		return;
 	}
-	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads,
+			 &body);
 	/* good heads fill what the gate peeks at: the relay reads on */
 	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
 	if (rc > 0 && !full && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
@@ -765,6 +799,13 @@ static void on_watch(int fd, uint32_t events)
 	}
 	if (rc < 0) {
 		watch_end(fd, &reply, (size_t)n);
+		return;
+	}
+	if (body) {
+		/* a body follows: MHD reads on alone, never watched again */
+		w->checked = UINT64_MAX;
+		w->heads += nheads;
+		watch_release(fd);
 		return;
 	}
 	if (bad.json || full) {
@@ -863,7 +904,7 @@ static void on_data(struct gate_slot *s)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int fd = s->fd, rc, mhd, full;
+	int fd = s->fd, rc, mhd, full, body;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -872,7 +913,8 @@ static void on_data(struct gate_slot *s)
 		close(fd);
 		return;
 	}
-	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads,
+			 &body);
 	/* good heads fill what the gate peeks at: the relay reads on */
 	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
 	if (rc > 0 && !full)
@@ -880,6 +922,9 @@ static void on_data(struct gate_slot *s)
 	slot_close(s);
 	if (rc < 0) {
 		refuse(fd, &reply, (size_t)n);
+	} else if (body) {
+		/* a body follows: MHD reads on alone, never watched */
+		hand_over(fd, &s->addr, s->alen, 0, 0, NULL);
 	} else if (!bad.json && !full) {
 		hand_over(fd, &s->addr, s->alen, bytes, nheads, NULL);
 	} else if (relay_start(&r, &mhd, fd, (size_t)n, bytes, nheads,
@@ -942,10 +987,11 @@ static int expire_relay(struct gate_slot *s, int fd, struct api_reply *reply)
 	unsigned long nheads;
 	size_t bytes;
 	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
-	int mhd;
+	int mhd, body;
 
 	if (n <= 0 ||
-	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads) <= 0 ||
+	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads,
+			&body) <= 0 ||
 	    !nheads) {
 		json_decref(first.json);
 		json_decref(bad.json);

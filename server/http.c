@@ -22,6 +22,7 @@
 
 #include "db.h"
 #include "server.h"
+#include "triage.h"
 #include "util.h"
 #include "banned.h"
 
@@ -92,12 +93,15 @@ struct req_ctx {
 	size_t len;
 	int started; /* the access handler was called once */
 	int reuse; /* answered on the second call: MHD keeps the connection */
+	const char *who; /* a POST: the name of its token */
+	struct strbuf body; /* a POST: its body so far */
 };
 
 static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct req_ctx *rc = xcalloc(1, sizeof(*rc));
 
+	strbuf_init(&rc->body, 0);
 	rc->len = strlen(uri);
 	if (rc->len <= MAX_URI)
 		rc->uri = xstrdup(uri);
@@ -113,6 +117,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 				  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
 	if (rc) {
 		free(rc->uri);
+		strbuf_release(&rc->body);
 		free(rc);
 	}
 	*con_cls = NULL;
@@ -308,6 +313,9 @@ static int queue_json(struct MHD_Connection *c, int status,
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, "Allow", "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, "WWW-Authenticate",
+					"Bearer realm=\"kwarn triage\"");
 	if (encoding) {
 		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 		if (*encoding)
@@ -530,12 +538,86 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
+/* 1 if the Origin header ORIGIN names this server as HOST reaches it. */
+static int same_origin(const char *origin, const char *host)
+{
+	return host && !strncmp(origin, "http://", 7) &&
+	       !strcasecmp(origin + 7, host);
+}
+
+/*
+ * The checks of a POST (a triage, api-triage.c) before its body is read:
+ * the one path that takes it, a JSON body of bounded length, no other
+ * site's page behind it, and a token, whose name goes to RC->who.
+ */
+static int refuse_post(struct api_reply *reply, struct MHD_Connection *c,
+		       struct req_ctx *rc)
+{
+	const char *host =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *v;
+	struct api_target t;
+	long long cl;
+	int ok;
+
+	if (!api_triage_enabled())
+		return api_fail(reply, 405,
+				"method not allowed: this server is"
+				" read-only (start it with --triage-tokens"
+				" FILE to take triage)");
+	if (http_target_parse(&t, reply, rc->uri, rc->len))
+		return -1;
+	ok = t.nseg == 4 && !t.nq && !strcmp(t.seg[0], "api") &&
+	     !strcmp(t.seg[1], "warnings") && !strcmp(t.seg[3], "triage");
+	http_target_release(&t);
+	if (!ok)
+		return api_fail(reply, 405,
+				"method not allowed: POST takes only"
+				" /api/warnings/{identity}/triage");
+	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					"Transfer-Encoding"))
+		return api_fail(reply, 400,
+				"a POST body takes a Content-Length"
+				" (Transfer-Encoding refused)");
+	v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	if (!v || api_parse_int(&cl, v, 0, 1L << 30))
+		return api_fail(reply, 411, "a POST takes a Content-Length");
+	if (cl > TRIAGE_MAX_BODY)
+		return api_fail(reply, 413, "a request body over %d bytes",
+				TRIAGE_MAX_BODY);
+	v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	if (!v || strncasecmp(v, "application/json", 16) ||
+	    (v[16] && v[16] != ';'))
+		return api_fail(reply, 415,
+				"a triage body is application/json");
+	/* a page of another site may not write through the user's browser */
+	v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	if (v && !same_origin(v, host))
+		return api_fail(reply, 403,
+				"cross-origin writes are refused (Origin"
+				" '%s')",
+				v);
+	v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	if (v && strcmp(v, "same-origin") && strcmp(v, "none"))
+		return api_fail(reply, 403,
+				"cross-origin writes are refused"
+				" (Sec-Fetch-Site '%s')",
+				v);
+	rc->who = api_triage_who(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     "Authorization"));
+	if (!rc->who)
+		return api_fail(reply, 401,
+				"a triage needs a valid token"
+				" (Authorization: Bearer TOKEN)");
+	return 0;
+}
+
 /*
  * The checks made once the headers are in, before any body is read:
  * 0 to go on, or REPLY filled with the error.
  */
 static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
-			const struct req_ctx *rc, const char *method)
+			struct req_ctx *rc, const char *method)
 {
 	const char *host =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
@@ -547,7 +629,8 @@ static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
 				" kwarn-server with --allow-host NAME)",
 				host);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) &&
+	    strcmp(method, MHD_HTTP_METHOD_POST))
 		return api_fail(reply, 405, "method not allowed");
 	if (!rc || !rc->uri)
 		return api_fail(reply, 414, "request target too long");
@@ -557,6 +640,8 @@ static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
 				"request headers too large (at most %d"
 				" lines and %d bytes)",
 				MAX_HEADERS, MAX_HEADER_BYTES);
+	if (!strcmp(method, MHD_HTTP_METHOD_POST))
+		return refuse_post(reply, c, rc);
 	/* a body would be ignored, and with both it is ambiguous */
 	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 					"Transfer-Encoding"))
@@ -610,10 +695,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
-		*upload_data_size = 0; /* refused above: cannot happen */
+		/* a POST's body, its length checked above; else refused */
+		if (rc->who &&
+		    rc->body.len + *upload_data_size <= TRIAGE_MAX_BODY)
+			strbuf_add(&rc->body, upload_data, *upload_data_size);
+		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	rc->reuse = keeps_alive(c, version);
+	if (rc->who) {
+		if (http_target_parse(&t, &reply, rc->uri, rc->len))
+			return send_reply(c, &reply);
+		api_triage_post(&reply, t.seg[2], rc->body.buf, rc->body.len,
+				rc->who);
+		http_target_release(&t);
+		return send_reply(c, &reply);
+	}
 	if (http_target_parse(&t, &reply, rc->uri, rc->len))
 		return send_reply(c, &reply);
 	if (t.nseg >= 1 && !strcmp(t.seg[0], "api")) {

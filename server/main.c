@@ -20,6 +20,7 @@
 
 static const char *const server_usage[] = {
 	"kwarn-server --db FILE [--listen HOST:PORT] [--web DIR] [--threads N]",
+	"             [--max-connections N] [--triage-tokens FILE]",
 	"             [--allow-host NAME]... [-n]",
 	NULL,
 };
@@ -106,6 +107,9 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "max-connections", &maxconn, "N",
 			   "connections open at once, 1 to 65536 (default:"
 			   " 512); more are answered 503 and closed"),
+		OPT_STRING(0, "triage-tokens", &o.triage_tokens, "FILE",
+			   "take triage (POST) from the holders of these"
+			   " tokens, one \"NAME TOKEN\" a line; mode 600"),
 		OPT_LIST(0, "allow-host", &allow, "NAME",
 			 "on loopback, a Host name accepted besides localhost"
 			 " and loopback addresses (others get 421)"),
@@ -168,6 +172,20 @@ int main(int argc, char **argv)
 		}
 	}
 	db_close(db);
+	db = NULL;
+	if (o.triage_tokens) {
+		if (api_triage_tokens(o.triage_tokens, o.db_path))
+			return 2;
+		/* the server writes triage: it must be able to, from now */
+		if (db_open(&db, o.db_path, DB_READ_WRITE)) {
+			error("--triage-tokens: '%s' cannot be written by this"
+			      " user",
+			      o.db_path);
+			api_triage_free();
+			return 2;
+		}
+		db_close(db);
+	}
 	if (o.web_dir && !util_is_dir(o.web_dir)) {
 		error("web folder '%s' is not a directory", o.web_dir);
 		return 2;
@@ -193,5 +211,6 @@ int main(int argc, char **argv)
 		sig == SIGINT ? "SIGINT" : "SIGTERM");
 	http_stop();
 	api_cache_free();
+	api_triage_free();
 	return 0;
 }

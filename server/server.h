@@ -223,6 +223,41 @@ int api_nightly(struct api_reply *reply, const struct api_req *r);
  * the collector's cached repository; 404 if the tree is not cached.
  */
 int api_commit_census(struct api_reply *reply, const struct api_req *r);
+/*
+ * GET /api/warnings/{identity}/triage: the warning's triage, {"identity",
+ * "state" (open when never triaged), "warning": {file, function, option,
+ * message}, "history": [{state, reason, link, who, at, origin}, oldest
+ * first], "writable" (the server takes triage)}; 404 for an unknown one.
+ */
+int api_warning_triage(struct api_reply *reply, const struct api_req *r);
+
+/* api-triage.c: the one write the server makes */
+
+/*
+ * Read the tokens file PATH (one "NAME TOKEN" a line, # comments; refused
+ * when others may read it, or a token is under 22 bytes) and let the
+ * server write triage into DB_PATH on their behalf.  Only the tokens'
+ * SHA-256 are kept.  Returns 0 or -1 (reported).
+ */
+int api_triage_tokens(const char *path, const char *db_path);
+/* 1 if the server takes triage (it read tokens), else 0. */
+int api_triage_enabled(void);
+/*
+ * The name of the token in AUTHORIZATION ("Bearer TOKEN"), compared with
+ * every token in constant time; NULL if none matches.
+ */
+const char *api_triage_who(const char *authorization);
+/*
+ * POST /api/warnings/{IDENT}/triage with BODY (LEN bytes: {"state",
+ * "reason", "link"}) on behalf of WHO: checked (400 naming the field,
+ * 404 for an unknown warning), stored in a short transaction of its own
+ * (503 if it cannot be), answered 201 with the record.  Returns 0 or -1,
+ * REPLY filled in both cases.
+ */
+int api_triage_post(struct api_reply *reply, const char *ident,
+		    const char *body, size_t len, const char *who);
+/* Forget the tokens and close the writing connection; at shutdown. */
+void api_triage_free(void);
 
 /*
  * Answer the API request T (its first segment is "api"): find its route
@@ -303,6 +338,8 @@ struct server_opts {
 	/* Host header names accepted besides localhost and loopback ones */
 	const char *allow_host[SERVER_MAX_ALLOW_HOST];
 	size_t nallow_host;
+	/* non-NULL: the tokens file, and the server takes triage */
+	const char *triage_tokens;
 };
 
 /*
