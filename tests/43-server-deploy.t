@@ -47,6 +47,7 @@ fi
 as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 as_user() { "${as_nobody[@]}" "$@"; }
 # the server, as the user, in the background: sets PORT, BASE, SERVER_PID
+# (waiting until it says where it listens: at most a minute)
 user_server() { # DB
 	local i
 	: >"$tmp/server.out"
@@ -55,7 +56,7 @@ user_server() { # DB
 	"${as_nobody[@]}" "$KWARN_SERVER" --db "$1" --listen 127.0.0.1:0 \
 		>"$tmp/server.out" 2>&1 5>&- &
 	SERVER_PID=$!
-	for i in $(seq 100); do
+	for i in $(seq 1200); do
 		PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' \
 			"$tmp/server.out")
 		[ -n "$PORT" ] && break
