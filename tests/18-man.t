@@ -138,11 +138,6 @@ lines=$(wc -l <README.md)
 ok $([ "$lines" -le 125 ] && echo 0 || echo 1) "README.md is $lines lines (at most about 120)"
 bad=""
 for l in $(grep -oE '\]\([^)#: ]+\)' README.md | sed 's/^](//; s/)$//'); do
-	# the screenshot comes with the dashboard's work (issue 18's views)
-	if [ "$l" = doc/dashboard.png ] && [ ! -e "$l" ]; then
-		echo "# $l is not here yet: its link is not checked"
-		continue
-	fi
 	[ -e "$l" ] || bad="$bad $l"
 done
 ok $([ -z "$bad" ] && echo 0 || echo 1) "README.md's links to the repository resolve${bad:+ (missing:$bad)}"

@@ -46,7 +46,10 @@ count() { j ".commits[$1].$2"; }
 check "five points: base and four patches" test "$(j '.commits | length')" = 5
 base=$(count 0 warnings)
 echo "# warnings at base: $base"
-check "base measured" test "$base" -ge 0
+# pristine 6.1 at tinyconfig + qemu.config builds without a warning with
+# Debian 12's gcc (-Wimplicit-fallthrough=3 accepts its comments): a
+# warning at base means a new compiler or a parser that invents one
+check "base measured: no warning in pristine 6.1 ($base)" test "$base" = 0
 check "patch 1 adds three warnings" test "$(count 1 warnings)" = $((base + 3))
 check "patch 1: three new" test "$(count 1 new)" = 3
 check "patch 2 fixes the marked one" test "$(count 2 fixed)" = 1

@@ -5,7 +5,7 @@
 # in a fresh shell with an empty environment, and gcc prints every warning
 # kwarn stored for that object at the same file, line and column.  The
 # same text comes from /api/warnings and the dashboard's source endpoint.
-# A crafted object name ('drivers/x;touch${IFS}/tmp/p;$(id).o') stays one
+# A crafted object name ('drivers/x;touch${IFS}$tmp/p;$(id).o') stays one
 # inert word through the whole reproducer.
 #
 # Set KWARN_REPRO_DB to a database of that series to skip the kwarn run.
@@ -102,8 +102,8 @@ wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=
 
 # a crafted object name stays one inert word
-crafted='drivers/x;touch${IFS}/tmp/p;$(id).o'
-rm -f /tmp/p
+# (the file it would touch lies in this run's own folder: no fixed name)
+crafted="drivers/x;touch\${IFS}$tmp/p;\$(id).o"
 cp "$db" "$tmp/crafted.db"
 sqlite3 "$tmp/crafted.db" "UPDATE objects SET path = '$crafted' WHERE path = '$obj'"
 "$kwarn" report --db "$tmp/crafted.db" --format json >"$tmp/crafted.json"
@@ -118,7 +118,7 @@ done
 (cd "$tmp/fresh" && env -i PATH="$tmp/stub:/usr/bin:/bin" bash -e -c "$bad") \
 	>"$tmp/crafted.out" 2>&1
 check "the crafted reproducer runs (stub tools)" test $? = 0
-check "nothing in the name ran" test ! -e /tmp/p
+check "nothing in the name ran" test ! -e "$tmp/p"
 last=$(tr '\0' '\n' <"$tmp/make.args" | tail -n 1)
 check "make got the name as one word, unchanged" test "$last" = "$crafted"
 check "make got the variables as separate words" \

@@ -6,11 +6,13 @@
 # shipped here, see below), counts against kwarn's own JSON report, ">>"
 # exactly on the new warnings and their notes, and To:/Cc: from
 # MAINTAINERS, checked against scripts/get_maintainer.pl of the real 6.1
-# tree when kwarn's cache holds it.
+# tree in kwarn's cache (the one 25-series-e2e.t imports, or the pristine
+# tree of kernel/check-series); a skip without either.
 #
-# KWARN_SARIF_SCHEMA=sarif-schema-2.1.0.json and KWARN_KCIDB_IO=<a kcidb-io
-# checkout> also validate against the published schemas themselves
-# (python3-jsonschema).
+# SARIF is validated against the published 2.1.0 schema and by Microsoft's
+# sarif-multitool (scripts/install-deps installs both).  KWARN_KCIDB_IO=<a
+# kcidb-io checkout> also validates KCIDB against kcidb-io itself, which
+# neither Debian nor the npm registry packages: a skip without it.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -99,12 +101,50 @@ PY
 sed 's/^/# /' "$tmp/sarif.check"
 check "SARIF: required properties, types, counts and places" \
 	grep -qx fine "$tmp/sarif.check"
-if [ -n "${KWARN_SARIF_SCHEMA:-}" ]; then
-	python3 -c 'import json, sys, jsonschema
-jsonschema.Draft4Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' \
-		"$KWARN_SARIF_SCHEMA" "$tmp/out.sarif"
-	ok $? "SARIF validates against $KWARN_SARIF_SCHEMA"
-fi
+# The published schema and Microsoft's validator, both installed by
+# scripts/install-deps (the npm registry's sarif-multitool, which ships
+# the SARIF 2.1.0 schema beside it; KWARN_SARIF_SCHEMA names another).
+# Each is shown to reject a broken copy first: the multitool reads a log
+# whose enums it cannot parse as an empty one, so the schema check
+# (Debian's python3-jsonschema) is the one that sees those.
+multitool=${KWARN_SARIF_MULTITOOL:-/usr/local/lib/kwarn-npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool}
+schema=${KWARN_SARIF_SCHEMA:-$(dirname "$multitool")/sarif-2.1.0.json}
+schema_check() { # FILE: the schema's errors on stdout, exit 1 if any
+	/usr/bin/python3 -c 'import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+errs = list(jsonschema.validators.validator_for(s)(s).iter_errors(
+	json.load(open(sys.argv[2]))))
+for e in errs[:5]:
+	print("%s: %s" % ("/".join(map(str, e.absolute_path)), e.message[:200]))
+sys.exit(1 if errs else 0)' "$schema" "$1"
+}
+multitool_errors() { # FILE: the validator's error-level results, one a line
+	rm -f "$tmp/mt.sarif"
+	DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$multitool" validate "$1" \
+		--output "$tmp/mt.sarif" >"$tmp/mt.out" 2>&1 &&
+		jq -r '.runs[].results[] | select(.level == "error") |
+			"\(.ruleId): \(.message.text // "" | .[0:200])"' "$tmp/mt.sarif"
+}
+jq '.runs[0].results[0].level = "fatal"' "$tmp/out.sarif" >"$tmp/bad-enum.sarif"
+jq '.runs[0].results[0].locations[0].physicalLocation.region.startLine = 0' \
+	"$tmp/out.sarif" >"$tmp/bad-line.sarif"
+schema_check "$tmp/bad-enum.sarif" 2>&1 | grep -q "'fatal' is not one of"
+ok $? "SARIF schema check ($schema) rejects a copy with level 'fatal'"
+schema_check "$tmp/out.sarif" >"$tmp/schema.err" 2>&1
+ok $? "SARIF validates against the published 2.1.0 schema"
+sed 's/^/# /' "$tmp/schema.err"
+multitool_errors "$tmp/bad-line.sarif" >"$tmp/mt.bad"
+check "sarif-multitool validate reports a copy's startLine 0 as an error" \
+	grep -q '^JSON1008: ' "$tmp/mt.bad"
+multitool_errors "$tmp/out.sarif" >"$tmp/mt.err"
+rc=$?
+test "$rc" = 0 && test ! -s "$tmp/mt.err"
+ok $? "sarif-multitool validate: no error in kwarn's SARIF (rc=$rc)"
+sed 's/^/# /' "$tmp/mt.err"
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/mt.out" | tail -5
+jq -r '.runs[].results[] | select(.level != "error") |
+	"\(.level // "warning") \(.ruleId)"' "$tmp/mt.sarif" 2>/dev/null |
+	sort | uniq -c | sed 's/^ *\([0-9]*\) /# sarif-multitool: \1 x /'
 
 # ---- KCIDB ----
 "$KWARN" report --db "$DB" --run "$RUN" --format kcidb >"$tmp/out.kcidb"
@@ -203,6 +243,8 @@ sys.path.insert(0, sys.argv[1])
 from kcidb_io.schema import V5_3
 V5_3.validate(json.load(open(sys.argv[2])))' "$KWARN_KCIDB_IO" "$tmp/out.kcidb"
 	ok $? "KCIDB validates against kcidb-io's v5.3 schema"
+else
+	skip "KCIDB against kcidb-io's v5.3 schema: KWARN_KCIDB_IO is not set"
 fi
 
 # ---- mail ----
@@ -245,8 +287,16 @@ check "no firewire maintainer for an afs warning" \
 	test "$(grep -c 'stefanr@example.org' "$tmp/out.mbox")" = 0
 
 # against get_maintainer.pl, with the real MAINTAINERS of 6.1
-src=$(ls -d "$KWARN_CACHE"/trees/linux-source-6.1-*/src 2>/dev/null | head -n 1)
-if [ -n "$src" ] && [ -r "$src/MAINTAINERS" ]; then
+src=
+for d in "$KWARN_CACHE"/trees/linux-source-6.1-*/src \
+	"$KWARN_CACHE/pristine/linux-source-6.1"; do
+	if [ -r "$d/MAINTAINERS" ] && [ -r "$d/scripts/get_maintainer.pl" ]; then
+		src=$d
+		break
+	fi
+done
+if [ -n "$src" ]; then
+	echo "# the real tree: $src"
 	cp "$DB" "$tmp/real.db"
 	sqlite3 "$tmp/real.db" "UPDATE trees SET maintainers =
 		CAST(readfile('$src/MAINTAINERS') AS TEXT)"
@@ -265,6 +315,7 @@ if [ -n "$src" ] && [ -r "$src/MAINTAINERS" ]; then
 		cmp -s "$tmp/gm" "$tmp/ours"
 	cmp "$tmp/gm" "$tmp/ours" >/dev/null || diff "$tmp/gm" "$tmp/ours" | sed 's/^/# /'
 else
-	echo "# no linux-source-6.1 in kwarn's cache: get_maintainer.pl check skipped"
+	skip "no linux-source-6.1 tree in kwarn's cache for get_maintainer.pl"
+	skip "no linux-source-6.1 tree in kwarn's cache for get_maintainer.pl"
 fi
 done_tap

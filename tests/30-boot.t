@@ -75,14 +75,17 @@ ok $? "the log has the panic and no marker"
 grep -q "^fingerprint:" "$tmp/out" && grep -q "Kernel panic" "$tmp/out"
 ok $? "the crash has a fingerprint"
 
-# 8-9: an init that sleeps forever: a hang, found by the silence timeout
+# 8-9: an init that sleeps forever: a hang, found by the silence timeout.
+# The total limit is far off (300 s) so that a slow boot on a loaded
+# machine still ends by the silence; ending well before it is what tells
+# the silence's kill from the total's.
 start=$(date +%s)
-boot sleep --kernel "$kernel" --variant sleep --silence 4 --timeout 60
+boot sleep --kernel "$kernel" --variant sleep --silence 4 --timeout 300
 took=$(( $(date +%s) - start ))
 [ "$verdict" = hang ] && [ "$rc" = 1 ]
 ok $? "a sleeping init: hang ($(head -n 1 "$tmp/out"))"
-[ "$took" -lt 20 ]
-ok $? "QEMU was killed at the silence timeout (${took} s)"
+[ "$took" -lt 290 ]
+ok $? "QEMU was killed at the silence timeout, before the total one (${took} s)"
 
 # 10: the total timeout is its own verdict
 boot total --kernel "$kernel" --variant sleep --silence 60 --timeout 4

@@ -287,8 +287,13 @@ t "the marked lines are the warning's and its note's" \
 		  .line] | unique)' "$tmp/src.json"
 t "context=0: one line" jqe '(.lines | length) == 1' \
 	<(get "/api/warnings/$ident/source?commit=$csha&context=0")
-[ "$want" -gt 0 ]
-ok $? "the tree's file was read ($want lines)"
+# the server's lines are the committed file's, line for line
+get "/api/warnings/$ident/source?commit=$csha&context=200" >"$tmp/whole.json"
+t "the whole file from the commit: its $want lines, each as committed" \
+	jqe --rawfile f <(gd show "$csha:fs/afs/fsclient.c") --argjson n "$want" \
+	'($f | rtrimstr("\n") | split("\n")) as $l |
+		(.lines | length) == $n and ([.lines[].line] == [range(1; $n + 1)]) and
+		all(.lines[]; .text == $l[.line - 1])' "$tmp/whole.json"
 sqlite3 "$DB" "UPDATE commits SET sha = '$C3' WHERE sha = '$csha';
 	UPDATE trees SET kind = 'log', source = NULL, sha256 = NULL"
 
@@ -422,15 +427,24 @@ raw2() { # FIRST SECOND (printf formats), SECOND sent once FIRST is answered
 		trap '' PIPE
 		exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
 		printf "$1" >&3 2>/dev/null
-		timeout 15 head -c 1 <&3 >/dev/null # the first answer has begun
-		sleep 0.2
+		# the whole first answer: its head, then Content-Length bytes
+		local line len=0 body
+		export LC_ALL=C
+		while IFS= read -r -t 15 line <&3; do
+			line=${line%$'\r'}
+			[ -z "$line" ] && break
+			case ${line,,} in
+			content-length:*) len=${line#*:} len=${len// /} ;;
+			esac
+		done
+		[ "$len" -gt 0 ] && read -r -N "$len" -t 15 body <&3
 		printf "$2" >&3 2>/dev/null
 		timeout 15 cat <&3 >"$tmp/raw"
 	)
 }
 raw2_is() { # STATUS: the first answered 200, then one STATUS in JSON
 	grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
-	# the first answer's "H" was read by raw2: its line is not counted
+	# the first answer was read by raw2: only what came after is here
 	sed -n '/HTTP\/1\.1 [0-9]/,$p' "$tmp/raw" >"$tmp/second"
 	[ "$(xargs <"$tmp/lines")" = "HTTP/1.1 $1" ] &&
 		! grep -qai '<html' "$tmp/raw" &&

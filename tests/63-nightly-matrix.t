@@ -44,7 +44,15 @@ nightly() {
 	done
 	return $rc
 }
-builds() { sqlite3 "$db" "SELECT COUNT(*) FROM builds" 2>/dev/null || echo 0; }
+# The number of builds: 0 while no database was made; when it cannot be
+# read, the error, which is no number and fails the comparison.
+builds() {
+	if [ -s "$db" ]; then
+		sqlite3 "$db" "SELECT COUNT(*) FROM builds" 2>&1
+	else
+		echo 0
+	fi
+}
 
 # bad input, before anything is imported or built
 mkdir -p "$tmp/t0"

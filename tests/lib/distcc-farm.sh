@@ -52,7 +52,8 @@ farm_start() {
 	export DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1
 	export DISTCC_DIR="$dir/distcc-dir"
 	mkdir -p "$DISTCC_DIR"
-	for i in $(seq 50); do
+	# until both listen: at most a minute, for a loaded machine
+	for i in $(seq 600); do
 		grep -q "listening on" "$dir/distccd1.log" &&
 			grep -q "listening on" "$dir/distccd2.log" && break
 		sleep 0.1

@@ -238,12 +238,13 @@ EOF
 }
 
 server_start() { # $1 db, $2 web dir (optional)
+	# (until it says where it listens: at most a minute, for a loaded machine)
 	local out=$(dirname "$1")/server.out i
 	# shellcheck disable=SC2086
 	set -- --db "$1" --listen 127.0.0.1:0 ${2:+--web "$2"} ${SERVER_ARGS:-}
 	"$KWARN_SERVER" "$@" >"$out" 2>&1 &
 	SERVER_PID=$!
-	for i in $(seq 100); do
+	for i in $(seq 1200); do
 		PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' \
 			"$out")
 		[ -n "$PORT" ] && break

@@ -194,6 +194,9 @@ static long count_identities(sqlite3 *db, long long build, const char *fn)
 	return n;
 }
 
+/* The checks of test_store() after its set-up: none may vanish. */
+#define STORE_CHECKS 8
+
 static void test_store(void)
 {
 	struct tree_info ti = { .name = "test", .kind = "log" };
@@ -211,17 +214,23 @@ static void test_store(void)
 			       "-Wswitch-unreachable");
 	char *dup = NULL;
 
-	if (!ok(!db_open(&db, dbpath, DB_READ_WRITE), "temp database opens"))
+	if (!ok(!db_open(&db, dbpath, DB_READ_WRITE), "temp database opens")) {
+		tap_not_run(STORE_CHECKS + 1, "an identity check on the store");
 		goto out;
-	if (store_tree(&tree, db, &ti) ||
-	    db_prepare(&st, db,
-		       "INSERT INTO runs(tree_id, kind) VALUES (?, 'ingest')"
-		       " RETURNING id"))
+	}
+	if (!store_tree(&tree, db, &ti) &&
+	    !db_prepare(&st, db,
+			"INSERT INTO runs(tree_id, kind) VALUES (?, 'ingest')"
+			" RETURNING id")) {
+		db_bind_int(st, 1, tree, 0);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			run = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (!ok(run > 0, "a tree and an ingest run to store builds in")) {
+		tap_not_run(STORE_CHECKS, "an identity check on the store");
 		goto out;
-	db_bind_int(st, 1, tree, 0);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		run = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	}
 
 	b[0] = ingest(db, run, 0, "base", base, &c[0]);
 	ok(b[0] > 0 && count_states(db, c[0], "present") == 3,
@@ -283,6 +292,7 @@ int main(void)
 	test_pure();
 	if (!mkdtemp(tmpdir)) {
 		ok(0, "mkdtemp");
+		tap_not_run(STORE_CHECKS + 2, "a check on the store");
 		return tap_done();
 	}
 	test_store();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * repro_quote(): every word, however crafted, comes back from /bin/sh as
- * the same single word, and nothing in it runs.  repro_vars_init(): the
+ * the same single word, and nothing in it runs (the marker it would
+ * create lies in this run's own temporary folder).  repro_vars_init(): the
  * make variables read back from builds.flags as the collector writes it
  * (run.c, cc_prepare()), for gcc, clang, a cross gcc, W=1 and a launcher.
  */
@@ -14,14 +15,15 @@
 #include "util.h"
 #include "tap.h"
 
+/* @P stands for the marker file that a word which ran would create */
 static const char *const words[] = {
 	"drivers/firewire/core-device.o",
-	"drivers/x;touch${IFS}/tmp/kwarn-repro-p;$(id).o",
+	"drivers/x;touch${IFS}@P;$(id).o",
 	"a'b",
 	"'",
 	"''",
-	"$(touch /tmp/kwarn-repro-p)",
-	"`touch /tmp/kwarn-repro-p`",
+	"$(touch @P)",
+	"`touch @P`",
 	"a b\tc",
 	"line\nbreak",
 	"\\",
@@ -35,6 +37,21 @@ static const char *const words[] = {
 	"x|y&z>w<v",
 	"é",
 };
+
+/* WORD with each @P replaced by MARKER. */
+static char *with_marker(const char *word, const char *marker)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+
+	while ((p = strstr(word, "@P"))) {
+		strbuf_add(&sb, word, (size_t)(p - word));
+		strbuf_addstr(&sb, marker);
+		word = p + 2;
+	}
+	strbuf_addstr(&sb, word);
+	return strbuf_detach(&sb, NULL);
+}
 
 /* The words of FLAGS for TOOLCHAIN, joined by '|'. */
 static char *vars(const char *flags, const char *toolchain, int level)
@@ -62,24 +79,26 @@ static void check_vars(const char *flags, const char *toolchain, int level,
 
 int main(void)
 {
-	char out[] = "/tmp/kwarn-test-repro-XXXXXX";
-	int fd = mkstemp(out);
+	char dir[] = "/tmp/kwarn-test-repro-XXXXXX";
+	char *out, *marker;
 
-	if (fd < 0)
-		return 1;
-	close(fd);
-	unlink("/tmp/kwarn-repro-p");
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return tap_done();
+	}
+	out = xstrfmt("%s/out", dir);
+	marker = xstrfmt("%s/p", dir);
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		struct strbuf cmd = STRBUF_INIT;
-		char *text = NULL;
+		char *text = NULL, *word = with_marker(words[i], marker);
 		size_t len = 0;
 		int rc;
 
 		/* one argument, printed between markers, byte for byte */
 		strbuf_addstr(&cmd, "printf '<%s>' ");
-		repro_quote(&cmd, words[i]);
+		repro_quote(&cmd, word);
 		strbuf_addstr(&cmd, "; printf '%d' $#; set -- ");
-		repro_quote(&cmd, words[i]);
+		repro_quote(&cmd, word);
 		strbuf_addstr(&cmd, "; printf '%d' $#");
 		{
 			const char *argv[] = { "sh", "-c", cmd.buf, NULL };
@@ -88,13 +107,14 @@ int main(void)
 		}
 		util_read_file(&text, &len, out, 1 << 20);
 		{
-			char *want = xstrfmt("<%s>01", words[i]);
+			char *want = xstrfmt("<%s>01", word);
 
 			ok(!rc && text && !strcmp(text, want),
 			   "word %zu comes back as itself, one word", i);
 			free(want);
 		}
 		free(text);
+		free(word);
 		strbuf_release(&cmd);
 	}
 	{
@@ -136,8 +156,9 @@ int main(void)
 		   "CC=gcc|KCFLAGS=-Wimplicit-fallthrough=5|"
 		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=");
 	check_vars(NULL, NULL, -1, "CC=gcc|CONFIG_CC_IMPLICIT_FALLTHROUGH=");
-	ok(access("/tmp/kwarn-repro-p", F_OK) != 0,
-	   "no crafted word ran anything");
-	unlink(out);
+	ok(access(marker, F_OK) != 0, "no crafted word ran anything");
+	util_rm_rf(dir);
+	free(out);
+	free(marker);
 	return tap_done();
 }

@@ -111,7 +111,7 @@ int main(void)
 		   "clang-16: %s, no level, LLVM=-16", s);
 		free(s);
 	} else {
-		ok(1, "# SKIP clang-16 is not installed");
+		skip("clang-16 is not installed");
 	}
 
 	/*
