@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "db.h"
 #include "kwarn.h"
 #include "util.h"
+#include "version.h"
 #include "banned.h"
 
 static const struct {
@@ -37,7 +39,8 @@ static void usage(FILE *fp)
 			fprintf(fp, "  %-10s %s\n", commands[i].name,
 				commands[i].help);
 	fprintf(fp, "\nkwarn help COMMAND shows a command's manual page"
-		    " (server, cc: the other programs').\n");
+		    " (server, cc: the other programs');\nkwarn --version"
+		    " its version.\n");
 }
 
 /* kwarn help CMD: a command of ours, or one of the other programs. */
@@ -61,6 +64,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") && argc > 2)
 		return help(argv[2]);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("kwarn %s (schema %d)\n", KWARN_VERSION,
+		       db_schema_version());
+		return 0;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -16,6 +16,7 @@
 #include "query.h"
 #include "server.h"
 #include "util.h"
+#include "version.h"
 #include "banned.h"
 
 static const char *const server_usage[] = {
@@ -123,6 +124,11 @@ int main(int argc, char **argv)
 	long n;
 
 	util_progname = "kwarn-server";
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("kwarn-server %s (schema %d)\n", KWARN_VERSION,
+		       db_schema_version());
+		return 0;
+	}
 	static_assert(SERVER_MAX_ALLOW_HOST == ARRAY_SIZE(allow.v),
 		      "every --allow-host the table takes fits the server");
 	rc = opt_parse(&argi, argc, argv, opts, server_usage);
