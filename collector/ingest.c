@@ -350,8 +350,8 @@ static void feed(struct line_feed *lf, struct strbuf *carry, const char *buf,
 	}
 }
 
-int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const struct ingest_opts *o)
+int parse_log_into(struct build_writer *w, struct log_reader *r,
+		   const struct ingest_opts *o)
 {
 	struct ingest_ctx ic = { w,
 				 { o ? o->source : NULL, NULL, NULL, 0 },
@@ -381,13 +381,11 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		}
 		lf.re = &re;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = log_read(r, buf, sizeof(buf))) != 0) {
+		/* reported; the half-read log is not worth a word more */
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = error("cannot read '%s': %s", name,
-				    strerror(errno));
-			break;
+			ret = -1;
+			goto out;
 		}
 		if (!sniffing) {
 			feed(&lf, &carry, buf, (size_t)n);
@@ -420,15 +418,14 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		for (size_t i = 0; parse_unparsed_line(p, i); i++)
 			fprintf(stderr, "  %s\n", parse_unparsed_line(p, i));
 	}
-	if (lf.re) {
-		if (lf.no_prefix)
-			fprintf(stderr,
-				"kwarn ingest: %lu line%s without the prefix"
-				" '%s'\n",
-				lf.no_prefix, lf.no_prefix == 1 ? "" : "s",
-				o->line_prefix);
+	if (lf.re && lf.no_prefix)
+		fprintf(stderr,
+			"kwarn ingest: %lu line%s without the prefix '%s'\n",
+			lf.no_prefix, lf.no_prefix == 1 ? "" : "s",
+			o->line_prefix);
+out:
+	if (lf.re)
 		regfree(&re);
-	}
 	strbuf_release(&head);
 	strbuf_release(&carry);
 	strbuf_release(&lf.part);
@@ -502,10 +499,11 @@ int cmd_ingest(int argc, char **argv)
 	struct tree_info ti = { 0 };
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
+	struct log_reader *lr = NULL;
 	sqlite3 *db = NULL;
 	long long tree_id, run_id, commit_id, build_id;
 	int argi, rc, fd = -1, ret = 2;
-	const char *log;
+	const char *log, *name;
 	char *tree_dir = NULL;
 
 	rc = opt_parse(&argi, argc, argv, opts, ingest_usage);
@@ -539,6 +537,7 @@ int cmd_ingest(int argc, char **argv)
 		io.kbuild = &kb;
 	}
 	log = argv[argi];
+	name = strcmp(log, "-") ? log : "standard input";
 	if (!strcmp(log, "-")) {
 		fd = 0;
 	} else {
@@ -549,6 +548,12 @@ int cmd_ingest(int argc, char **argv)
 			return 2;
 		}
 	}
+	/*
+	 * Its first bytes before the database: a log that is not text
+	 * opens nothing and changes no state already stored.
+	 */
+	if (log_open(&lr, fd, name))
+		goto out;
 	/*
 	 * SQLite frees and reallocates large blocks per statement; without
 	 * this, glibc gives the heap top back and faults it in again each
@@ -584,8 +589,7 @@ int cmd_ingest(int argc, char **argv)
 		db_rollback(db);
 		goto out;
 	}
-	if ((map && ingest_object_map(w, map)) ||
-	    parse_fd_into(w, fd, log, &io) ||
+	if ((map && ingest_object_map(w, map)) || parse_log_into(w, lr, &io) ||
 	    (build_dir && bw_composites(w, &kb))) {
 		bw_abort(w);
 		goto out;
@@ -595,6 +599,7 @@ int cmd_ingest(int argc, char **argv)
 	printf("build %lld: commit %s of tree %s\n", build_id, ref, tree);
 	ret = 0;
 out:
+	log_close(lr);
 	if (fd > 0)
 		close(fd);
 	db_close(db);
