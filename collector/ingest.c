@@ -463,7 +463,7 @@ static int ingest_object_map(struct build_writer *w, const char *path)
 static const char *const ingest_usage[] = {
 	"kwarn ingest --db FILE --tree NAME --commit REF [--object-map FILE]",
 	"             [--strip PREFIX]... [--strip-prefix REGEX] [--source DIR]",
-	"             [--no-find-root] [--build-dir DIR] LOG|-",
+	"             [--no-find-root] [--build-dir DIR] [--allow-empty] LOG|-",
 	NULL,
 };
 
@@ -475,7 +475,7 @@ int cmd_ingest(int argc, char **argv)
 	struct ingest_opts io = { strip, 0, NULL, NULL, 1, NULL };
 	const char *build_dir = NULL;
 	struct kbuild_map kb = { 0 };
-	int no_find_root = 0;
+	int no_find_root = 0, allow_empty = 0;
 	const struct opt opts[] = {
 		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
 		OPT_STRING(0, "tree", &tree, "NAME", "the tree the log is of"),
@@ -494,6 +494,8 @@ int cmd_ingest(int argc, char **argv)
 		OPT_STRING(0, "build-dir", &build_dir, "DIR",
 			   "the kbuild build directory: objects from its"
 			   " .cmd and .mod files"),
+		OPT_FLAG(0, "allow-empty", &allow_empty,
+			 "store an empty log as a build with no warnings"),
 		OPT_END,
 	};
 	struct tree_info ti = { 0 };
@@ -549,11 +551,17 @@ int cmd_ingest(int argc, char **argv)
 		}
 	}
 	/*
-	 * Its first bytes before the database: a log that is not text
-	 * opens nothing and changes no state already stored.
+	 * Its first bytes before the database: a log that is not text, or
+	 * is empty, opens nothing and changes no state already stored.
 	 */
 	if (log_open(&lr, fd, name))
 		goto out;
+	if (log_is_empty(lr) && !allow_empty) {
+		error("'%s' is empty: no build stored (--allow-empty stores"
+		      " it as a build with no warnings)",
+		      name);
+		goto out;
+	}
 	/*
 	 * SQLite frees and reallocates large blocks per statement; without
 	 * this, glibc gives the heap top back and faults it in again each

@@ -3,8 +3,8 @@
 # one-line error naming the thing and a non-zero exit, or is counted and
 # skipped; nothing crashes, and nothing already stored is lost or
 # half-written.  A file that is not a build log (random bytes, an
-# executable, damaged or unknown compression) is refused and changes no
-# state of the tree.
+# executable, an empty file, damaged or unknown compression) is refused
+# and changes no state of the tree.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 db=$tmp/k.db
 n=0 failed=0
 
-echo "1..43"
+echo "1..45"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -73,10 +73,15 @@ ok $((good_count != 4)) "it has its 4 compiler warnings ($good_count)"
 
 # Files that are not build logs: refused before anything is stored, so
 # the tree's warnings do not all become "not built" at a commit of them.
-ingest empty /dev/null
-ok $? "empty log: ingested"
+refused empty /dev/null empty && grep -q -- --allow-empty "$tmp/err"
+ok $? "empty log: refused, exit 2, the tree unchanged ($(cat "$tmp/err"))"
+printf '\n  \n\n' >"$tmp/blank.log"
+refused blank "$tmp/blank.log" blank.log
+ok $? "a log of blank lines: refused as empty"
+ingest empty /dev/null --allow-empty
+ok $? "empty log with --allow-empty: ingested"
 [ -z "$(warnings_of empty)" ]
-ok $? "empty log: no warnings"
+ok $? "empty log with --allow-empty: no warnings"
 
 head -c 1048576 /dev/urandom >"$tmp/garbage"
 refused garbage "$tmp/garbage" garbage && grep -q 'not a build log' "$tmp/err"
