@@ -350,6 +350,24 @@ static void feed(struct line_feed *lf, struct strbuf *carry, const char *buf,
 	}
 }
 
+/*
+ * Say on stderr what the end of R and the parser's counts ST tell: a
+ * log cut mid-line, or one with nothing a compiler or kbuild printed.
+ */
+static void ingest_check_end(const struct log_reader *r,
+			     const struct parse_stats *st)
+{
+	if (log_ends_mid_line(r))
+		warning("'%s' ends in the middle of a line (cut short?): its"
+			" last line is read as it is",
+			log_name(r));
+	if (!log_is_empty(r) &&
+	    !(st->diags + st->unparsed + st->werror_lines + st->kbuild))
+		warning("'%s' holds no compiler line (no diagnostic, no kbuild"
+			" CC line): is it a build log?",
+			log_name(r));
+}
+
 int parse_log_into(struct build_writer *w, struct log_reader *r,
 		   const struct ingest_opts *o)
 {
@@ -423,6 +441,7 @@ int parse_log_into(struct build_writer *w, struct log_reader *r,
 			"kwarn ingest: %lu line%s without the prefix '%s'\n",
 			lf.no_prefix, lf.no_prefix == 1 ? "" : "s",
 			o->line_prefix);
+	ingest_check_end(r, st);
 out:
 	if (lf.re)
 		regfree(&re);

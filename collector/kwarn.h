@@ -64,9 +64,9 @@ void source_cache_release(struct source_cache *c);
 /*
  * Parse the log R into W, as O says (NULL: nothing but parsing).
  * Unparsed lines are counted into the build and the first few shown on
- * stderr, with the tree root found and the lines without the line
- * prefix.  Returns 0 or -1 on a read error (reported): the caller
- * aborts W.
+ * stderr, with the tree root found, the lines without the line prefix,
+ * a log that ends mid-line and one that holds no compiler line at all.
+ * Returns 0 or -1 on a read error (reported): the caller aborts W.
  */
 int parse_log_into(struct build_writer *w, struct log_reader *r,
 		   const struct ingest_opts *o);

@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 db=$tmp/k.db
 n=0 failed=0
 
-echo "1..45"
+echo "1..47"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -105,6 +105,10 @@ ok $? "a damaged gzip'd log: refused, the tree unchanged ($(cat "$tmp/err"))"
 printf 'BZh91AY&SY\x01\x02' >"$tmp/log.bz2"
 refused bz2 "$tmp/log.bz2" bzip2
 ok $? "a bzip2 log: refused with a hint ($(cat "$tmp/err"))"
+printf 'make: Nothing to be done for '"'"'all'"'"'.\n' >"$tmp/nothing.log"
+ingest nothing "$tmp/nothing.log"
+[ $? = 0 ] && grep -q 'holds no compiler line' "$tmp/err"
+ok $? "a log without a compiler line: ingested, and stderr says so"
 
 # A 1 GB line, then a real log, through a pipe: streamed, not slurped.
 timev=
@@ -135,6 +139,8 @@ fi
 
 ingest truncated "$data/truncated.log"
 ok $? "truncated last line: ingested"
+grep -q "truncated.log' ends in the middle of a line" "$tmp/err"
+ok $? "truncated last line: stderr says the log ends mid-line"
 [ "$(warnings_of truncated | grep -c ': warning:')" = 3 ] &&
 	[ "$(unparsed_of truncated)" = 1 ]
 ok $? "truncated last line: 3 warnings, the cut line counted unparsed"
