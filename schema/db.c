@@ -152,6 +152,31 @@ static int has_wal(const char *path)
 }
 
 /*
+ * When PATH's -wal or -shm file exists but this process may not read it
+ * (or, for a writer, write it), say which file and what it needs: SQLite
+ * says only "unable to open database file".  Returns -1 when it did, 0
+ * when they are not the cause.
+ */
+static int check_companions(const char *path, enum db_mode mode)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	int need = mode == DB_READ_ONLY ? R_OK : R_OK | W_OK;
+	char file[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+		if (access(file, F_OK) || !access(file, need))
+			continue;
+		return error("cannot open database '%s': its '%s' needs %s"
+			     " permission for this user (%s)",
+			     path, file,
+			     mode == DB_READ_ONLY ? "read" : "read and write",
+			     strerror(errno));
+	}
+	return 0;
+}
+
+/*
  * Open PATH read-only and immutable: no locks, no -shm or -wal.  Only
  * for a database that nothing has open (no -wal file) and whose -shm we
  * cannot create; db_is_stale() says when a writer appears.
@@ -287,6 +312,8 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 		sqlite3_extended_result_codes(db, 1);
 		rc = user_version(&have, db);
 	}
+	if (rc < 0 && check_companions(path, mode))
+		goto fail;
 	if (rc == 1) {
 		error("'%s' is not a kwarn database (not SQLite)", path);
 		goto fail;
