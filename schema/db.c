@@ -377,6 +377,29 @@ void db_close(sqlite3 *db)
 		sqlite3_close(db);
 }
 
+int db_quick_check(sqlite3 *db)
+{
+	const char *file = sqlite3_db_filename(db, "main"), *msg, *nl;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (db_prepare(&st, db, "PRAGMA quick_check(1)"))
+		return -1;
+	rc = sqlite3_step(st);
+	msg = rc == SQLITE_ROW ? db_col_text(st, 0) : sqlite3_errmsg(db);
+	if (rc == SQLITE_ROW && !strcmp(msg, "ok")) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	/* one line: "*** in database main ***\nPage 14: ..." */
+	if (!strncmp(msg, "*** ", 4) && (nl = strchr(msg, '\n')) != NULL)
+		msg = nl + 1;
+	error("'%s' is damaged: %.*s (PRAGMA quick_check)", file,
+	      (int)strcspn(msg, "\n"), msg);
+	sqlite3_finalize(st);
+	return -1;
+}
+
 void db_bulk_cache(sqlite3 *db)
 {
 	if (sqlite3_exec(db, "PRAGMA cache_size = -16384", NULL, NULL, NULL) !=

@@ -40,6 +40,14 @@ int db_is_stale(sqlite3 *db);
 /* Close DB; NULL is fine. */
 void db_close(sqlite3 *db);
 
+/*
+ * Run PRAGMA quick_check on DB: every page read and the b-trees walked,
+ * in time linear in the file, so for a start-up check and not per
+ * request.  Returns 0 if it says "ok", else -1 with its first finding
+ * reported, naming the file.
+ */
+int db_quick_check(sqlite3 *db);
+
 /* The newest schema version compiled in. */
 int db_schema_version(void);
 
