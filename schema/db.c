@@ -17,6 +17,23 @@ int db_schema_version(void)
 	return migrations[migrations_count - 1].version;
 }
 
+/*
+ * What to add to the message of error RC on DB: a write that failed for
+ * want of space says so (a full file system can also fail the -shm
+ * mapping, which SQLite calls a disk I/O error).
+ */
+static const char *full_hint(sqlite3 *db, int rc)
+{
+	int e = sqlite3_system_errno(db);
+
+	if ((rc & 0xff) == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
+	    rc == SQLITE_IOERR_FSYNC ||
+	    ((rc & 0xff) == SQLITE_IOERR &&
+	     (e == ENOSPC || e == EDQUOT || e == EFBIG)))
+		return " (disk full, or a file size limit?)";
+	return "";
+}
+
 int db_exec(sqlite3 *db, const char *sql, const char *what)
 {
 	char *msg = NULL;
@@ -25,13 +42,9 @@ int db_exec(sqlite3 *db, const char *sql, const char *what)
 
 	if (rc == SQLITE_OK)
 		return 0;
-	/* a write that failed for want of space says so, with the file */
 	error("%s '%s': %s%s", what,
 	      file && *file ? file : ":memory:", msg ? msg : sqlite3_errmsg(db),
-	      (rc & 0xff) == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
-			      rc == SQLITE_IOERR_FSYNC ?
-		      " (disk full, or a file size limit?)" :
-		      "");
+	      full_hint(db, rc));
 	sqlite3_free(msg);
 	return -1;
 }
@@ -210,23 +223,32 @@ int db_is_stale(sqlite3 *db)
 	       has_wal(file);
 }
 
+/* Apply the migrations past HAVE, each in one transaction; 0 or -1. */
 static int migrate(sqlite3 *db, const char *path, int have)
 {
 	for (size_t i = 0; i < migrations_count; i++) {
 		const struct migration *m = &migrations[i];
 		char pragma[64];
+		int rc;
 
 		if (m->version <= have)
 			continue;
-		if (db_begin(db))
-			return -1;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 m->version);
-		if (db_exec(db, m->sql, m->name) ||
-		    db_exec(db, pragma, m->name) || db_commit(db)) {
+		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, m->sql, NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, pragma, NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			/* one error: which step failed is in SQLite's words */
+			error("cannot migrate '%s' to version %d (%s): %s%s",
+			      path, m->version, m->name, sqlite3_errmsg(db),
+			      full_hint(db, rc));
 			db_rollback(db);
-			return error("cannot migrate '%s' to version %d", path,
-				     m->version);
+			return -1;
 		}
 	}
 	return 0;
