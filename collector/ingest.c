@@ -523,7 +523,7 @@ int cmd_ingest(int argc, char **argv)
 	struct log_reader *lr = NULL;
 	sqlite3 *db = NULL;
 	long long tree_id, run_id, commit_id, build_id;
-	int argi, rc, fd = -1, ret = 2;
+	int argi, rc, fd = -1, ret = 2, is_new = 0;
 	const char *log, *name;
 	char *tree_dir = NULL;
 
@@ -590,6 +590,8 @@ int cmd_ingest(int argc, char **argv)
 	mallopt(M_TOP_PAD, 4 << 20);
 	/* no global memory statistics: a mutex per allocation */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* a failed ingest into a new database leaves no database */
+	is_new = db_is_new(dbpath);
 	if (db_open(&db, dbpath, DB_READ_WRITE))
 		goto out;
 	/* a build's rows are one transaction: a larger page cache */
@@ -629,7 +631,10 @@ out:
 	log_close(lr);
 	if (fd > 0)
 		close(fd);
-	db_close(db);
+	if (ret && is_new)
+		db_close_new(db, dbpath);
+	else
+		db_close(db);
 	free(tree_dir);
 	kbuild_map_release(&kb);
 	return ret;

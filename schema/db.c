@@ -292,12 +292,14 @@ static void keep_wal_bounded(sqlite3 *db)
 int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 {
 	sqlite3 *db = NULL;
-	int flags, have = 0, rc;
+	int flags, have = 0, rc, created = 0;
 	struct stat st;
 
 	*out = NULL;
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return error("'%s' is a directory, not a kwarn database", path);
+	if (mode == DB_READ_WRITE && db_is_new(path))
+		created = 1;
 	if (mode == DB_READ_ONLY && stat(path, &st))
 		return error("cannot open database '%s': %s", path,
 			     strerror(errno));
@@ -389,7 +391,10 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	*out = db;
 	return 0;
 fail:
-	sqlite3_close(db);
+	if (created && db)
+		db_close_new(db, path);
+	else
+		sqlite3_close(db);
 	return -1;
 }
 
@@ -397,6 +402,50 @@ void db_close(sqlite3 *db)
 {
 	if (db)
 		sqlite3_close(db);
+}
+
+int db_is_new(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) && errno == ENOENT;
+}
+
+/* 1 if DB holds a build, 0 if not or if it cannot tell (no schema yet). */
+static int has_build(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM builds LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW;
+}
+
+void db_close_new(sqlite3 *db, const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char file[PATH_MAX];
+	int keep;
+
+	if (!db)
+		return;
+	db_rollback(db);
+	keep = has_build(db);
+	sqlite3_close(db);
+	if (keep)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		struct stat st;
+
+		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+		if (!lstat(file, &st) && unlink(file))
+			warning("cannot remove '%s': %s", file,
+				strerror(errno));
+	}
 }
 
 int db_quick_check(sqlite3 *db)

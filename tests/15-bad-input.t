@@ -11,11 +11,12 @@ top=$PWD
 kwarn=$top/bin/kwarn
 data=$top/tests/data/parse
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+mnt=
+trap '[ -n "$mnt" ] && umount "$mnt"; rm -rf "$tmp"' EXIT
 db=$tmp/k.db
 n=0 failed=0
 
-echo "1..47"
+echo "1..49"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -304,6 +305,33 @@ done
 [ "$lines" = " 1 1 1" ]
 ok $? "full disk mid-build at 8, 12 and 16 MB: one error line each ($lines)"
 rm -f "$tmp/huge.log" "$tmp/full.db"*
+
+# A new database on a full file system (a small tmpfs, when we may mount
+# one), where the schema does not fit (32 and 64 KB) or the build does
+# not (512 KB): one line, exit 2, and no database, -wal or -shm left.
+mkdir "$tmp/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4k tmpfs "$tmp/small" 2>/dev/null; then
+	umount "$tmp/small"
+	res= where=
+	for size in 32k 64k 512k; do
+		mount -t tmpfs -o size=$size tmpfs "$tmp/small" && mnt=$tmp/small
+		"$kwarn" ingest --db "$mnt/new.db" --tree t --commit x \
+			"$tmp/more.log" >/dev/null 2>"$tmp/err"
+		res="$res $?:$(wc -l <"$tmp/err"):$(ls -A "$mnt" | wc -l)"
+		grep -q 'cannot migrate' "$tmp/err" && where="$where schema" ||
+			where="$where build"
+		umount "$mnt" && mnt=
+	done
+	[ "$res" = " 2:1:0 2:1:0 2:1:0" ] && [ "$where" = " schema schema build" ]
+	ok $? "a new database on a full disk: exit, error lines, files left:$res (full at:$where)"
+else
+	ok 0 "# SKIP cannot mount a tmpfs here"
+fi
+# A damaged log into a new database: the database made for it goes too.
+"$kwarn" ingest --db "$tmp/new.db" --tree t --commit x "$tmp/damaged.gz" \
+	>/dev/null 2>"$tmp/err"
+one_line_error $? damaged.gz && ! ls "$tmp/new.db"* >/dev/null 2>&1
+ok $? "a damaged log into a new database: one line, no database left"
 
 # A database that another process holds locked (an sqlite3 shell in an
 # exclusive transaction, fed through a FIFO that we keep open).
