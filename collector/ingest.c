@@ -350,8 +350,26 @@ static void feed(struct line_feed *lf, struct strbuf *carry, const char *buf,
 	}
 }
 
-int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const struct ingest_opts *o)
+/*
+ * Say on stderr what the end of R and the parser's counts ST tell: a
+ * log cut mid-line, or one with nothing a compiler or kbuild printed.
+ */
+static void ingest_check_end(const struct log_reader *r,
+			     const struct parse_stats *st)
+{
+	if (log_ends_mid_line(r))
+		warning("'%s' ends in the middle of a line (cut short?): its"
+			" last line is read as it is",
+			log_name(r));
+	if (!log_is_empty(r) &&
+	    !(st->diags + st->unparsed + st->werror_lines + st->kbuild))
+		warning("'%s' holds no compiler line (no diagnostic, no kbuild"
+			" CC line): is it a build log?",
+			log_name(r));
+}
+
+int parse_log_into(struct build_writer *w, struct log_reader *r,
+		   const struct ingest_opts *o)
 {
 	struct ingest_ctx ic = { w,
 				 { o ? o->source : NULL, NULL, NULL, 0 },
@@ -381,13 +399,11 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		}
 		lf.re = &re;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = log_read(r, buf, sizeof(buf))) != 0) {
+		/* reported; the half-read log is not worth a word more */
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = error("cannot read '%s': %s", name,
-				    strerror(errno));
-			break;
+			ret = -1;
+			goto out;
 		}
 		if (!sniffing) {
 			feed(&lf, &carry, buf, (size_t)n);
@@ -420,15 +436,15 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		for (size_t i = 0; parse_unparsed_line(p, i); i++)
 			fprintf(stderr, "  %s\n", parse_unparsed_line(p, i));
 	}
-	if (lf.re) {
-		if (lf.no_prefix)
-			fprintf(stderr,
-				"kwarn ingest: %lu line%s without the prefix"
-				" '%s'\n",
-				lf.no_prefix, lf.no_prefix == 1 ? "" : "s",
-				o->line_prefix);
+	if (lf.re && lf.no_prefix)
+		fprintf(stderr,
+			"kwarn ingest: %lu line%s without the prefix '%s'\n",
+			lf.no_prefix, lf.no_prefix == 1 ? "" : "s",
+			o->line_prefix);
+	ingest_check_end(r, st);
+out:
+	if (lf.re)
 		regfree(&re);
-	}
 	strbuf_release(&head);
 	strbuf_release(&carry);
 	strbuf_release(&lf.part);
@@ -466,7 +482,7 @@ static int ingest_object_map(struct build_writer *w, const char *path)
 static const char *const ingest_usage[] = {
 	"kwarn ingest --db FILE --tree NAME --commit REF [--object-map FILE]",
 	"             [--strip PREFIX]... [--strip-prefix REGEX] [--source DIR]",
-	"             [--no-find-root] [--build-dir DIR] LOG|-",
+	"             [--no-find-root] [--build-dir DIR] [--allow-empty] LOG|-",
 	NULL,
 };
 
@@ -478,7 +494,7 @@ int cmd_ingest(int argc, char **argv)
 	struct ingest_opts io = { strip, 0, NULL, NULL, 1, NULL };
 	const char *build_dir = NULL;
 	struct kbuild_map kb = { 0 };
-	int no_find_root = 0;
+	int no_find_root = 0, allow_empty = 0;
 	const struct opt opts[] = {
 		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
 		OPT_STRING(0, "tree", &tree, "NAME", "the tree the log is of"),
@@ -497,15 +513,18 @@ int cmd_ingest(int argc, char **argv)
 		OPT_STRING(0, "build-dir", &build_dir, "DIR",
 			   "the kbuild build directory: objects from its"
 			   " .cmd and .mod files"),
+		OPT_FLAG(0, "allow-empty", &allow_empty,
+			 "store an empty log as a build with no warnings"),
 		OPT_END,
 	};
 	struct tree_info ti = { 0 };
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
+	struct log_reader *lr = NULL;
 	sqlite3 *db = NULL;
 	long long tree_id, run_id, commit_id, build_id;
-	int argi, rc, fd = -1, ret = 2;
-	const char *log;
+	int argi, rc, fd = -1, ret = 2, is_new = 0;
+	const char *log, *name;
 	char *tree_dir = NULL;
 
 	rc = opt_parse(&argi, argc, argv, opts, ingest_usage);
@@ -539,6 +558,7 @@ int cmd_ingest(int argc, char **argv)
 		io.kbuild = &kb;
 	}
 	log = argv[argi];
+	name = strcmp(log, "-") ? log : "standard input";
 	if (!strcmp(log, "-")) {
 		fd = 0;
 	} else {
@@ -550,6 +570,18 @@ int cmd_ingest(int argc, char **argv)
 		}
 	}
 	/*
+	 * Its first bytes before the database: a log that is not text, or
+	 * is empty, opens nothing and changes no state already stored.
+	 */
+	if (log_open(&lr, fd, name))
+		goto out;
+	if (log_is_empty(lr) && !allow_empty) {
+		error("'%s' is empty: no build stored (--allow-empty stores"
+		      " it as a build with no warnings)",
+		      name);
+		goto out;
+	}
+	/*
 	 * SQLite frees and reallocates large blocks per statement; without
 	 * this, glibc gives the heap top back and faults it in again each
 	 * time (a third of the system time of a large ingest).
@@ -558,6 +590,8 @@ int cmd_ingest(int argc, char **argv)
 	mallopt(M_TOP_PAD, 4 << 20);
 	/* no global memory statistics: a mutex per allocation */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* a failed ingest into a new database leaves no database */
+	is_new = db_is_new(dbpath);
 	if (db_open(&db, dbpath, DB_READ_WRITE))
 		goto out;
 	/* a build's rows are one transaction: a larger page cache */
@@ -584,8 +618,7 @@ int cmd_ingest(int argc, char **argv)
 		db_rollback(db);
 		goto out;
 	}
-	if ((map && ingest_object_map(w, map)) ||
-	    parse_fd_into(w, fd, log, &io) ||
+	if ((map && ingest_object_map(w, map)) || parse_log_into(w, lr, &io) ||
 	    (build_dir && bw_composites(w, &kb))) {
 		bw_abort(w);
 		goto out;
@@ -595,9 +628,13 @@ int cmd_ingest(int argc, char **argv)
 	printf("build %lld: commit %s of tree %s\n", build_id, ref, tree);
 	ret = 0;
 out:
+	log_close(lr);
 	if (fd > 0)
 		close(fd);
-	db_close(db);
+	if (ret && is_new)
+		db_close_new(db, dbpath);
+	else
+		db_close(db);
 	free(tree_dir);
 	kbuild_map_release(&kb);
 	return ret;

@@ -11,9 +11,11 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <sqlite3.h>
+#include <sys/types.h>
 
 struct build_writer;
 struct diag;
+struct log_reader;
 
 /* boot.c */
 
@@ -60,13 +62,43 @@ void source_emit(struct build_writer *w, long long object_id,
 void source_cache_release(struct source_cache *c);
 
 /*
- * Parse the log on FD (named NAME in messages) into W, as O says (NULL:
- * nothing but parsing).  Unparsed lines are counted into the build and
- * the first few shown on stderr, with the tree root found and the lines
- * without the line prefix.  Returns 0 or -1 on a read error (reported).
+ * Parse the log R into W, as O says (NULL: nothing but parsing).
+ * Unparsed lines are counted into the build and the first few shown on
+ * stderr, with the tree root found, the lines without the line prefix,
+ * a log that ends mid-line and one that holds no compiler line at all.
+ * Returns 0 or -1 on a read error (reported): the caller aborts W.
  */
-int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const struct ingest_opts *o);
+int parse_log_into(struct build_writer *w, struct log_reader *r,
+		   const struct ingest_opts *o);
+
+/* logread.c */
+
+/*
+ * Open the log on FD (named NAME in messages) into *out: plain text, or
+ * gzip (zlib), xz or zstd (`xz -dc`, `zstd -dc`: from a file, not a
+ * pipe).  Reads its first 64 KB of text, and refuses a log that is not
+ * text there (a NUL byte, control bytes) and other compressed formats.
+ * FD stays the caller's.  Returns 0, or -1 (reported) with *out NULL.
+ */
+int log_open(struct log_reader **out, int fd, const char *name);
+
+/*
+ * Up to LEN bytes of the text into BUF: the count, 0 at its end, or -1
+ * (reported) on a read error or compressed data found damaged or cut.
+ */
+ssize_t log_read(struct log_reader *r, char *buf, size_t len);
+
+/* The NAME R was opened with. */
+const char *log_name(const struct log_reader *r);
+
+/* 1 if R's text is nothing but white space (or nothing), else 0. */
+int log_is_empty(const struct log_reader *r);
+
+/* 1 if R was read to its end and its last byte is not a newline. */
+int log_ends_mid_line(const struct log_reader *r);
+
+/* Close R and wait for its decompressor; NULL is fine. */
+void log_close(struct log_reader *r);
 
 /* parsedump.c */
 

@@ -53,8 +53,13 @@ int util_spawn(pid_t *out, const char *const *argv, const struct util_spawn *o)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (o->null_stdin && child_open(0, "/dev/null", O_RDONLY))
 			_exit(126);
+		if (o->in_fd > 0 && dup2(o->in_fd, 0) < 0)
+			_exit(126);
 		if (o->out_fd >= 0) {
-			if (dup2(o->out_fd, 1) < 0 || dup2(o->out_fd, 2) < 0)
+			if (dup2(o->out_fd, 1) < 0)
+				_exit(126);
+			if (o->err_path ? child_open(2, o->err_path, wflags) :
+					  dup2(o->out_fd, 2) < 0)
 				_exit(126);
 		} else {
 			if (o->out_path && child_open(1, o->out_path, wflags))

@@ -83,7 +83,9 @@ struct util_spawn {
 	const char *out_path; /* stdout to this file */
 	const char *err_path; /* stderr to this file; may be out_path */
 	int append; /* append to the files (else truncate them) */
-	int out_fd; /* >= 0: stdout and stderr to this descriptor */
+	int out_fd; /* >= 0: stdout to this descriptor, and stderr too
+		       unless err_path names a file for it */
+	int in_fd; /* > 0: stdin from this descriptor (0: inherited) */
 	int null_stdin; /* stdin from /dev/null */
 	int die_with_parent; /* SIGKILL when kwarn dies: no orphan make */
 };

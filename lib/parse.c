@@ -1925,7 +1925,9 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 			p->stats.other++;
 			return;
 		}
-		if (!kbuild_line(p, s, n))
+		if (kbuild_line(p, s, n))
+			p->stats.kbuild++;
+		else
 			other_line(p, s, n);
 		p->source_slot = NULL;
 		return;

@@ -78,7 +78,8 @@ struct parse_stats {
 	unsigned long unparsed; /* lines that looked like a diagnostic
 					   but could not be read, overlong
 					   lines, unknown kinds */
-	unsigned long other; /* make/kbuild/other chatter */
+	unsigned long other; /* make and other chatter */
+	unsigned long kbuild; /* kbuild's "  CC      x.o", "  LD ..." lines */
 	unsigned long werror_lines; /* "warnings being treated as errors" */
 };
 

@@ -17,6 +17,23 @@ int db_schema_version(void)
 	return migrations[migrations_count - 1].version;
 }
 
+/*
+ * What to add to the message of error RC on DB: a write that failed for
+ * want of space says so (a full file system can also fail the -shm
+ * mapping, which SQLite calls a disk I/O error).
+ */
+static const char *full_hint(sqlite3 *db, int rc)
+{
+	int e = sqlite3_system_errno(db);
+
+	if ((rc & 0xff) == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
+	    rc == SQLITE_IOERR_FSYNC ||
+	    ((rc & 0xff) == SQLITE_IOERR &&
+	     (e == ENOSPC || e == EDQUOT || e == EFBIG)))
+		return " (disk full, or a file size limit?)";
+	return "";
+}
+
 int db_exec(sqlite3 *db, const char *sql, const char *what)
 {
 	char *msg = NULL;
@@ -25,13 +42,9 @@ int db_exec(sqlite3 *db, const char *sql, const char *what)
 
 	if (rc == SQLITE_OK)
 		return 0;
-	/* a write that failed for want of space says so, with the file */
 	error("%s '%s': %s%s", what,
 	      file && *file ? file : ":memory:", msg ? msg : sqlite3_errmsg(db),
-	      (rc & 0xff) == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
-			      rc == SQLITE_IOERR_FSYNC ?
-		      " (disk full, or a file size limit?)" :
-		      "");
+	      full_hint(db, rc));
 	sqlite3_free(msg);
 	return -1;
 }
@@ -152,6 +165,31 @@ static int has_wal(const char *path)
 }
 
 /*
+ * When PATH's -wal or -shm file exists but this process may not read it
+ * (or, for a writer, write it), say which file and what it needs: SQLite
+ * says only "unable to open database file".  Returns -1 when it did, 0
+ * when they are not the cause.
+ */
+static int check_companions(const char *path, enum db_mode mode)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	int need = mode == DB_READ_ONLY ? R_OK : R_OK | W_OK;
+	char file[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+		if (access(file, F_OK) || !access(file, need))
+			continue;
+		return error("cannot open database '%s': its '%s' needs %s"
+			     " permission for this user (%s)",
+			     path, file,
+			     mode == DB_READ_ONLY ? "read" : "read and write",
+			     strerror(errno));
+	}
+	return 0;
+}
+
+/*
  * Open PATH read-only and immutable: no locks, no -shm or -wal.  Only
  * for a database that nothing has open (no -wal file) and whose -shm we
  * cannot create; db_is_stale() says when a writer appears.
@@ -185,23 +223,32 @@ int db_is_stale(sqlite3 *db)
 	       has_wal(file);
 }
 
+/* Apply the migrations past HAVE, each in one transaction; 0 or -1. */
 static int migrate(sqlite3 *db, const char *path, int have)
 {
 	for (size_t i = 0; i < migrations_count; i++) {
 		const struct migration *m = &migrations[i];
 		char pragma[64];
+		int rc;
 
 		if (m->version <= have)
 			continue;
-		if (db_begin(db))
-			return -1;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
 			 m->version);
-		if (db_exec(db, m->sql, m->name) ||
-		    db_exec(db, pragma, m->name) || db_commit(db)) {
+		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, m->sql, NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, pragma, NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			/* one error: which step failed is in SQLite's words */
+			error("cannot migrate '%s' to version %d (%s): %s%s",
+			      path, m->version, m->name, sqlite3_errmsg(db),
+			      full_hint(db, rc));
 			db_rollback(db);
-			return error("cannot migrate '%s' to version %d", path,
-				     m->version);
+			return -1;
 		}
 	}
 	return 0;
@@ -245,12 +292,14 @@ static void keep_wal_bounded(sqlite3 *db)
 int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 {
 	sqlite3 *db = NULL;
-	int flags, have = 0, rc;
+	int flags, have = 0, rc, created = 0;
 	struct stat st;
 
 	*out = NULL;
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return error("'%s' is a directory, not a kwarn database", path);
+	if (mode == DB_READ_WRITE && db_is_new(path))
+		created = 1;
 	if (mode == DB_READ_ONLY && stat(path, &st))
 		return error("cannot open database '%s': %s", path,
 			     strerror(errno));
@@ -287,6 +336,8 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 		sqlite3_extended_result_codes(db, 1);
 		rc = user_version(&have, db);
 	}
+	if (rc < 0 && check_companions(path, mode))
+		goto fail;
 	if (rc == 1) {
 		error("'%s' is not a kwarn database (not SQLite)", path);
 		goto fail;
@@ -340,7 +391,10 @@ int db_open(sqlite3 **out, const char *path, enum db_mode mode)
 	*out = db;
 	return 0;
 fail:
-	sqlite3_close(db);
+	if (created && db)
+		db_close_new(db, path);
+	else
+		sqlite3_close(db);
 	return -1;
 }
 
@@ -348,6 +402,73 @@ void db_close(sqlite3 *db)
 {
 	if (db)
 		sqlite3_close(db);
+}
+
+int db_is_new(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) && errno == ENOENT;
+}
+
+/* 1 if DB holds a build, 0 if not or if it cannot tell (no schema yet). */
+static int has_build(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM builds LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW;
+}
+
+void db_close_new(sqlite3 *db, const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char file[PATH_MAX];
+	int keep;
+
+	if (!db)
+		return;
+	db_rollback(db);
+	keep = has_build(db);
+	sqlite3_close(db);
+	if (keep)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		struct stat st;
+
+		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+		if (!lstat(file, &st) && unlink(file))
+			warning("cannot remove '%s': %s", file,
+				strerror(errno));
+	}
+}
+
+int db_quick_check(sqlite3 *db)
+{
+	const char *file = sqlite3_db_filename(db, "main"), *msg, *nl;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (db_prepare(&st, db, "PRAGMA quick_check(1)"))
+		return -1;
+	rc = sqlite3_step(st);
+	msg = rc == SQLITE_ROW ? db_col_text(st, 0) : sqlite3_errmsg(db);
+	if (rc == SQLITE_ROW && !strcmp(msg, "ok")) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	/* one line: "*** in database main ***\nPage 14: ..." */
+	if (!strncmp(msg, "*** ", 4) && (nl = strchr(msg, '\n')) != NULL)
+		msg = nl + 1;
+	error("'%s' is damaged: %.*s (PRAGMA quick_check)", file,
+	      (int)strcspn(msg, "\n"), msg);
+	sqlite3_finalize(st);
+	return -1;
 }
 
 void db_bulk_cache(sqlite3 *db)

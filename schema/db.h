@@ -21,7 +21,9 @@ enum db_mode {
  * a directory, a file that is not SQLite, an SQLite file of another
  * program (tables of its own at user_version 0: left unchanged), and a
  * database whose user_version is newer than this program knows.
- * Returns 0, or -1 with one error reported and *out left NULL.
+ * Returns 0, or -1 with one error reported and *out left NULL; a
+ * database it created and could not make usable (a full disk) is
+ * removed again with its -wal and -shm (see db_close_new()).
  *
  * DB_READ_WRITE keeps the WAL bounded (whole checkpoints, a size limit)
  * and leaves the -wal and -shm files at close for readers.  DB_READ_ONLY
@@ -39,6 +41,26 @@ int db_is_stale(sqlite3 *db);
 
 /* Close DB; NULL is fine. */
 void db_close(sqlite3 *db);
+
+/* 1 if nothing is at PATH yet: db_open() would create the database. */
+int db_is_new(const char *path);
+
+/*
+ * Close DB (NULL is fine), a database at PATH that this process created
+ * and then failed to fill, and remove it with its -wal, -shm and
+ * -journal files, so that the failure leaves nothing behind.  Kept when
+ * it holds a build: another process stored one meanwhile.  db_open()
+ * does this itself when it cannot make a new database usable.
+ */
+void db_close_new(sqlite3 *db, const char *path);
+
+/*
+ * Run PRAGMA quick_check on DB: every page read and the b-trees walked,
+ * in time linear in the file, so for a start-up check and not per
+ * request.  Returns 0 if it says "ok", else -1 with its first finding
+ * reported, naming the file.
+ */
+int db_quick_check(sqlite3 *db);
 
 /* The newest schema version compiled in. */
 int db_schema_version(void);

@@ -2,18 +2,21 @@
 # Bad input to `kwarn ingest` and `kwarn warnings`: each case gives a
 # one-line error naming the thing and a non-zero exit, or is counted and
 # skipped; nothing crashes, and nothing already stored is lost or
-# half-written.
+# half-written.  A file that is not a build log (random bytes, an
+# executable, an empty file, damaged or unknown compression) is refused
+# and changes no state of the tree.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
 kwarn=$top/bin/kwarn
 data=$top/tests/data/parse
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+mnt=
+trap '[ -n "$mnt" ] && umount "$mnt"; rm -rf "$tmp"' EXIT
 db=$tmp/k.db
 n=0 failed=0
 
-echo "1..39"
+echo "1..49"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -41,6 +44,26 @@ ingest() { # COMMIT LOG [more args]
 sql() { sqlite3 "$db" "$@"; }
 unparsed_of() { sql "SELECT unparsed_lines FROM builds b JOIN commits c ON c.id = b.commit_id WHERE c.sha = '$1' ORDER BY b.id DESC LIMIT 1"; }
 warnings_of() { "$kwarn" warnings --db "$db" --commit "$1" 2>"$tmp/err"; }
+# What the tree shows now: its live warnings at its last built commit,
+# the not-built ones there, and how many builds and commits are stored.
+tree_state() {
+	"$kwarn" warnings --db "$db" 2>&1
+	"$kwarn" warnings --db "$db" --state not_built 2>&1
+	sql "SELECT COUNT(*) FROM builds; SELECT COUNT(*) FROM commits"
+}
+# COMMIT LOG WORD [more args]: ingesting LOG is refused with exit 2 and
+# one line naming WORD, and the tree's state is what it was.
+refused() {
+	local c=$1 log=$2 word=$3 rc
+	shift 3
+	tree_state >"$tmp/state.before"
+	ingest "$c" "$log" "$@"
+	rc=$?
+	tree_state >"$tmp/state.after"
+	[ $rc = 2 ] && one_line_error $rc "$word" &&
+		cmp -s "$tmp/state.before" "$tmp/state.after" &&
+		[ "$(sql "SELECT COUNT(*) FROM commits WHERE sha = '$c'")" = 0 ]
+}
 
 # A good build first: everything below must leave it intact.
 ingest good "$data/kbuild.log"
@@ -49,18 +72,44 @@ warnings_of good >"$tmp/good.before"
 good_count=$(grep -c ': warning:' "$tmp/good.before")
 ok $((good_count != 4)) "it has its 4 compiler warnings ($good_count)"
 
-ingest empty /dev/null
-ok $? "empty log: ingested"
+# Files that are not build logs: refused before anything is stored, so
+# the tree's warnings do not all become "not built" at a commit of them.
+refused empty /dev/null empty && grep -q -- --allow-empty "$tmp/err"
+ok $? "empty log: refused, exit 2, the tree unchanged ($(cat "$tmp/err"))"
+printf '\n  \n\n' >"$tmp/blank.log"
+refused blank "$tmp/blank.log" blank.log
+ok $? "a log of blank lines: refused as empty"
+ingest empty /dev/null --allow-empty
+ok $? "empty log with --allow-empty: ingested"
 [ -z "$(warnings_of empty)" ]
-ok $? "empty log: no warnings"
+ok $? "empty log with --allow-empty: no warnings"
 
 head -c 1048576 /dev/urandom >"$tmp/garbage"
-ingest garbage "$tmp/garbage"
-rc=$?
-ok $((rc != 0)) "1 MB of binary garbage: ingested, no crash (exit $rc)"
-"$kwarn" warnings --db "$db" --commit garbage --format json >"$tmp/g.json" \
-	2>"$tmp/err" && perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' <"$tmp/g.json"
-ok $? "garbage: stored warnings come back as valid JSON"
+refused garbage "$tmp/garbage" garbage && grep -q 'not a build log' "$tmp/err"
+ok $? "1 MB of random bytes: refused, exit 2, the tree unchanged ($(cat "$tmp/err"))"
+refused ls /bin/ls /bin/ls && grep -q 'binary data' "$tmp/err"
+ok $? "/bin/ls: refused, exit 2, the tree unchanged ($(cat "$tmp/err"))"
+gzip -c /bin/ls >"$tmp/ls.gz"
+refused lsgz "$tmp/ls.gz" ls.gz && grep -q 'gzip content is binary' "$tmp/err"
+ok $? "a gzip'd executable: refused once decompressed ($(cat "$tmp/err"))"
+# a log of 2 MB, so that the damage is met well past the first bytes read
+for i in $(seq 1 600); do cat "$data/kbuild.log"; done | gzip -c >"$tmp/big.gz"
+size=$(stat -c %s "$tmp/big.gz")
+head -c $((size / 2)) "$tmp/big.gz" >"$tmp/cut.gz"
+refused cutgz "$tmp/cut.gz" cut.gz && grep -q 'ends early' "$tmp/err"
+ok $? "a gzip'd log cut short: refused, the tree unchanged ($(cat "$tmp/err"))"
+cp "$tmp/big.gz" "$tmp/damaged.gz"
+head -c 64 /dev/urandom | dd of="$tmp/damaged.gz" bs=1 seek=$((size / 2)) \
+	conv=notrunc 2>/dev/null
+refused damaged "$tmp/damaged.gz" damaged.gz
+ok $? "a damaged gzip'd log: refused, the tree unchanged ($(cat "$tmp/err"))"
+printf 'BZh91AY&SY\x01\x02' >"$tmp/log.bz2"
+refused bz2 "$tmp/log.bz2" bzip2
+ok $? "a bzip2 log: refused with a hint ($(cat "$tmp/err"))"
+printf 'make: Nothing to be done for '"'"'all'"'"'.\n' >"$tmp/nothing.log"
+ingest nothing "$tmp/nothing.log"
+[ $? = 0 ] && grep -q 'holds no compiler line' "$tmp/err"
+ok $? "a log without a compiler line: ingested, and stderr says so"
 
 # A 1 GB line, then a real log, through a pipe: streamed, not slurped.
 timev=
@@ -92,6 +141,8 @@ fi
 
 ingest truncated "$data/truncated.log"
 ok $? "truncated last line: ingested"
+grep -q "truncated.log' ends in the middle of a line" "$tmp/err"
+ok $? "truncated last line: stderr says the log ends mid-line"
 [ "$(warnings_of truncated | grep -c ': warning:')" = 3 ] &&
 	[ "$(unparsed_of truncated)" = 1 ]
 ok $? "truncated last line: 3 warnings, the cut line counted unparsed"
@@ -255,6 +306,33 @@ done
 [ "$lines" = " 1 1 1" ]
 ok $? "full disk mid-build at 8, 12 and 16 MB: one error line each ($lines)"
 rm -f "$tmp/huge.log" "$tmp/full.db"*
+
+# A new database on a full file system (a small tmpfs, when we may mount
+# one), where the schema does not fit (32 and 64 KB) or the build does
+# not (512 KB): one line, exit 2, and no database, -wal or -shm left.
+mkdir "$tmp/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4k tmpfs "$tmp/small" 2>/dev/null; then
+	umount "$tmp/small"
+	res= where=
+	for size in 32k 64k 512k; do
+		mount -t tmpfs -o size=$size tmpfs "$tmp/small" && mnt=$tmp/small
+		"$kwarn" ingest --db "$mnt/new.db" --tree t --commit x \
+			"$tmp/more.log" >/dev/null 2>"$tmp/err"
+		res="$res $?:$(wc -l <"$tmp/err"):$(ls -A "$mnt" | wc -l)"
+		grep -q 'cannot migrate' "$tmp/err" && where="$where schema" ||
+			where="$where build"
+		umount "$mnt" && mnt=
+	done
+	[ "$res" = " 2:1:0 2:1:0 2:1:0" ] && [ "$where" = " schema schema build" ]
+	ok $? "a new database on a full disk: exit, error lines, files left:$res (full at:$where)"
+else
+	ok 0 "# SKIP cannot mount a tmpfs here"
+fi
+# A damaged log into a new database: the database made for it goes too.
+"$kwarn" ingest --db "$tmp/new.db" --tree t --commit x "$tmp/damaged.gz" \
+	>/dev/null 2>"$tmp/err"
+one_line_error $? damaged.gz && ! ls "$tmp/new.db"* >/dev/null 2>&1
+ok $? "a damaged log into a new database: one line, no database left"
 
 # A database that another process holds locked (an sqlite3 shell in an
 # exclusive transaction, fed through a FIFO that we keep open).  The shell

@@ -5,7 +5,8 @@
 # keep their function, a CI prefix on each line comes off with
 # --strip-prefix, lines it cannot read are counted and shown, and
 # clang's warnings get their function from the source.  Every log is a
-# real one from tests/data/parse.
+# real one from tests/data/parse.  A log saved compressed (gzip, xz,
+# zstd) ingests as the plain log does.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -15,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..23"
+echo "1..29"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -108,6 +109,49 @@ ingest c c16 "$data/clang16.log" --source "$data/src"
 	[ "$(sql c "SELECT function FROM diagnostics WHERE file = 'include/linux/inner.h'
 	AND line = 6")" = inner_a ]
 ok $? "clang warnings get their enclosing function from the source"
+
+# A compressed log: the same warnings, and the same tree root found, as
+# the plain one (each into a database of its own, at the same commit).
+ingest z w1 "$data/kernel-w1-abs.log"
+"$kwarn" warnings --db "$tmp/z.db" --commit w1 --format json >"$tmp/plain.json"
+same_as_plain() { # DB: its warnings at w1 are the plain log's
+	"$kwarn" warnings --db "$tmp/$1.db" --commit w1 --format json \
+		>"$tmp/$1.json" 2>>"$tmp/err" &&
+		[ "$(jq length "$tmp/$1.json")" -gt 0 ] &&
+		cmp -s "$tmp/plain.json" "$tmp/$1.json"
+}
+gzip -c "$data/kernel-w1-abs.log" >"$tmp/w1.log.gz"
+ingest zg w1 "$tmp/w1.log.gz"
+[ $? = 0 ] && same_as_plain zg && grep -q "removed the tree root" "$tmp/err"
+ok $? "a gzip'd log ingests with the plain log's $(jq length "$tmp/plain.json") warnings"
+ingest zp w1 - <"$tmp/w1.log.gz"
+[ $? = 0 ] && same_as_plain zp
+ok $? "a gzip'd log through a pipe: the same warnings"
+for tool in xz zstd; do
+	if ! command -v $tool >/dev/null; then
+		ok 0 "# SKIP $tool is not installed"
+		continue
+	fi
+	$tool -q -c "$data/kernel-w1-abs.log" >"$tmp/w1.log.$tool"
+	ingest z$tool w1 "$tmp/w1.log.$tool"
+	[ $? = 0 ] && same_as_plain z$tool
+	ok $? "a log compressed with $tool ingests through '$tool -dc', the same warnings"
+done
+if command -v xz >/dev/null; then
+	cat "$tmp/w1.log.xz" | ingest zx w1 -
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "xz -dc" "$tmp/err"
+	ok $? "an xz log through a pipe: one line saying how, exit $rc"
+	mkdir "$tmp/nobin"
+	PATH=$tmp/nobin ingest zx w1 "$tmp/w1.log.xz"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+		grep -q "'xz' is not installed" "$tmp/err"
+	ok $? "an xz log without xz: one line saying so, exit $rc"
+else
+	ok 0 "# SKIP xz is not installed"
+	ok 0 "# SKIP xz is not installed"
+fi
 
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]

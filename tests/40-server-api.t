@@ -77,6 +77,20 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
 	grep -q "another program" "$tmp/out" && cmp -s "$tmp/foreign.db" "$tmp/foreign.orig"
 ok $? "--db another program's SQLite file: one line, exit $rc, unchanged"
+# a page of the diagnostics table with a broken header: the database
+# opens and its runs read, so only -n's quick_check finds it
+sqlite3 "$DB" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+cp "$DB" "$tmp/damaged.db"
+page=$(sqlite3 "$DB" "SELECT rootpage FROM sqlite_schema WHERE name = 'diagnostics'")
+size=$(sqlite3 "$DB" "PRAGMA page_size")
+printf '\x0d\xff\xff\x7f\x7f\x00\x10\x00' |
+	dd of="$tmp/damaged.db" bs=1 seek=$(((page - 1) * size)) conv=notrunc \
+		2>/dev/null
+"$KWARN_SERVER" --db "$tmp/damaged.db" -n >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
+	grep -q "damaged.db' is damaged: Page $page" "$tmp/out"
+ok $? "-n on a database with a damaged page: one line naming it, exit $rc ($(cat "$tmp/out"))"
 "$KWARN_SERVER" --db "$DB" --listen 127.0.0.1:99999 -n >"$tmp/out" 2>&1
 [ $? -ne 0 ] && grep -q "port" "$tmp/out"
 ok $? "bad --listen port refused"

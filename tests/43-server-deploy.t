@@ -117,6 +117,17 @@ ok $? "with a writer: every thread sees the 4th commit ($c)"
 ok $? "the collector left -wal and -shm, readable by the user ($(stat -c '%A %U' "$DB-shm"))"
 server_stop >/dev/null 2>&1
 SERVER_PID=
+# a -wal or -shm the user may not read: one line naming it and what it needs
+for f in wal shm; do
+	mode=$(stat -c %a "$DB-$f")
+	chmod 600 "$DB-$f"
+	as_user "$KWARN_SERVER" --db "$DB" -n >"$tmp/out" 2>&1
+	rc=$?
+	chmod "$mode" "$DB-$f"
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
+		grep -qF "'$DB-$f' needs read permission" "$tmp/out"
+	ok $? "an unreadable -$f: one line naming it and the permission, exit $rc ($(cat "$tmp/out"))"
+done
 
 # a collector with a write transaction open (its log comes through a
 # FIFO): wait until a writer cannot begin (at most a minute), not for the

@@ -5,7 +5,7 @@
  * twice gives the same identities, two identical warnings in one function
  * stay two, and a renamed function or a changed option makes a new one.
  * The store tests ingest logs into a temporary database through
- * parse_fd_into(), as `kwarn ingest` does.
+ * parse_log_into(), as `kwarn ingest` does.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -136,6 +136,7 @@ static long long ingest(sqlite3 *db, long long run, long position,
 	};
 	struct build_info bi = { .status = "ingested" };
 	struct build_writer *w = NULL;
+	struct log_reader *lr = NULL;
 	char *path = xstrfmt("%s/%s.log", tmpdir, sha);
 	long long build = -1;
 	int fd = -1;
@@ -144,13 +145,14 @@ static long long ingest(sqlite3 *db, long long run, long position,
 	    store_commit(commit, db, &ci) || bw_begin(&w, db, *commit, &bi))
 		goto out;
 	fd = open(path, O_RDONLY);
-	if (fd < 0 || parse_fd_into(w, fd, path, NULL)) {
+	if (fd < 0 || log_open(&lr, fd, path) || parse_log_into(w, lr, NULL)) {
 		bw_abort(w);
 		goto out;
 	}
 	if (bw_finish(&build, w))
 		build = -1;
 out:
+	log_close(lr);
 	if (fd >= 0)
 		close(fd);
 	free(path);
