@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -22,6 +23,12 @@
 
 /* The text looked at before the log is taken; also the read size. */
 #define LOG_HEAD (64u << 10)
+/*
+ * What is checked of a log that streams in (a pipe, a FIFO): enough to
+ * know its format and see binary data, without waiting for LOG_HEAD
+ * bytes that a build still running has not printed yet.
+ */
+#define LOG_HEAD_STREAM 512u
 
 enum log_how {
 	LOG_GZIP, /* zlib, in this process */
@@ -260,13 +267,17 @@ int log_open(struct log_reader **out, int fd, const char *name)
 	off_t pos = lseek(fd, 0, SEEK_CUR);
 	const char *why;
 	char buf[64];
+	struct stat st;
+	size_t head;
 	ssize_t n;
 
 	*out = NULL;
+	head = !fstat(fd, &st) && S_ISREG(st.st_mode) ? LOG_HEAD :
+							LOG_HEAD_STREAM;
 	r->name = xstrdup(name);
 	r->fd = fd;
 	r->pipe = -1;
-	n = read_full(r, r->in, sizeof(r->in));
+	n = read_full(r, r->in, head);
 	if (n < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_SIZE(log_formats) && !r->fmt; i++)
@@ -295,9 +306,8 @@ int log_open(struct log_reader **out, int fd, const char *name)
 	} else if (tool_start(r, pos)) {
 		goto fail;
 	}
-	while (r->head_len < LOG_HEAD &&
-	       (n = text_read(r, r->head + r->head_len,
-			      LOG_HEAD - r->head_len)) > 0)
+	while (r->head_len < head && (n = text_read(r, r->head + r->head_len,
+						    head - r->head_len)) > 0)
 		r->head_len += (size_t)n;
 	if (n < 0)
 		goto fail;
