@@ -350,8 +350,8 @@ static void feed(struct line_feed *lf, struct strbuf *carry, const char *buf,
 	}
 }
 
-int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const struct ingest_opts *o)
+int parse_fd_into(struct parse_stats *out, struct build_writer *w, int fd,
+		  const char *name, const struct ingest_opts *o)
 {
 	struct ingest_ctx ic = { w,
 				 { o ? o->source : NULL, NULL, NULL, 0 },
@@ -410,6 +410,8 @@ int parse_fd_into(struct build_writer *w, int fd, const char *name,
 		feed_line(&lf, carry.buf, carry.len);
 	parse_finish(p);
 	st = parse_get_stats(p);
+	if (out)
+		*out = *st;
 	bw_add_unparsed(w, st->unparsed);
 	if (st->unparsed) {
 		fprintf(stderr,
@@ -502,6 +504,7 @@ int cmd_ingest(int argc, char **argv)
 	struct tree_info ti = { 0 };
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
+	struct parse_stats st = { 0 };
 	sqlite3 *db = NULL;
 	long long tree_id, run_id, commit_id, build_id;
 	int argi, rc, fd = -1, ret = 2;
@@ -585,7 +588,7 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	if ((map && ingest_object_map(w, map)) ||
-	    parse_fd_into(w, fd, log, &io) ||
+	    parse_fd_into(&st, w, fd, log, &io) ||
 	    (build_dir && bw_composites(w, &kb))) {
 		bw_abort(w);
 		goto out;
@@ -593,6 +596,9 @@ int cmd_ingest(int argc, char **argv)
 	if (bw_finish(&build_id, w))
 		goto out;
 	printf("build %lld: commit %s of tree %s\n", build_id, ref, tree);
+	/* make -j's interleaving that the log's own structure left open */
+	printf("%lu note%s placed by order only\n", st.order_notes,
+	       st.order_notes == 1 ? "" : "s");
 	ret = 0;
 out:
 	if (fd > 0)

@@ -33,6 +33,8 @@ int cmd_classify(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 
 /* What `kwarn ingest` does to a log besides parsing it. */
+struct parse_stats;
+
 struct ingest_opts {
 	const char *const *strip; /* prefixes to strip from file names */
 	size_t nr_strip;
@@ -63,10 +65,11 @@ void source_cache_release(struct source_cache *c);
  * Parse the log on FD (named NAME in messages) into W, as O says (NULL:
  * nothing but parsing).  Unparsed lines are counted into the build and
  * the first few shown on stderr, with the tree root found and the lines
- * without the line prefix.  Returns 0 or -1 on a read error (reported).
+ * without the line prefix.  The parser's counters go to *OUT unless it
+ * is NULL.  Returns 0 or -1 on a read error (reported).
  */
-int parse_fd_into(struct build_writer *w, int fd, const char *name,
-		  const struct ingest_opts *o);
+int parse_fd_into(struct parse_stats *out, struct build_writer *w, int fd,
+		  const char *name, const struct ingest_opts *o);
 
 /* parsedump.c */
 

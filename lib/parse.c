@@ -66,15 +66,25 @@ struct parser {
 	size_t nr_prefixes;
 
 	struct diag pending[PENDING_MAX];
-	char *pending_fnfile[PENDING_MAX]; /* file of its function header */
+	/* the translation unit of each, its compile under make -j, or NULL */
+	char *pending_tu[PENDING_MAX];
+	/* its source came in GCC's gutter: GCC's rules for chains hold */
+	unsigned char pending_gcc[PENDING_MAX];
 	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
 	size_t first, nr_pending; /* a ring: the oldest, and how many */
 	struct strbuf scratch, scratch2;
 	/* the last file name cleaned: its raw bytes and its clean name */
 	struct strbuf fraw, fclean;
 	struct strbuf chainbuf; /* scratch of chain_complete() */
+	struct strbuf keybuf; /* scratch of chain_unit() */
 
-	struct ctx_map funcs; /* file -> function of its last header */
+	/*
+	 * compile -> function of its last header: GCC prints a header when
+	 * a compile's function changes, so a diagnostic without one is in
+	 * its compile's last; keyed by translation unit, or by the header's
+	 * file when its unit is not known
+	 */
+	struct ctx_map funcs;
 	struct ctx_map chains; /* file -> include chain last printed */
 	struct ctx_map objects; /* source file -> object from kbuild */
 	int single; /* one compiler's stream: see parse_set_single_stream() */
@@ -98,6 +108,10 @@ struct parser {
 	struct strbuf chain; /* an include chain being read */
 	int in_chain; /* its last line ended with ',' */
 	char *fresh_chain; /* complete, not yet given to a diagnostic */
+	unsigned long chain_end; /* the line that completed it */
+	char *chain_outer; /* clang's outer lines, while an inner one is read */
+	/* a diagnostic came back to a compile after another's: make -j */
+	int interleaved;
 
 	char **source_slot; /* where the next source line goes */
 	struct arena *slot_arena; /* and whose arena it is */
@@ -303,6 +317,7 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->fclean, 0);
 	strbuf_init(&p->inl, 0);
 	strbuf_init(&p->chainbuf, 0);
+	strbuf_init(&p->keybuf, 0);
 	strbuf_init(&p->stash, 0);
 	return p;
 }
@@ -631,7 +646,8 @@ static void emit_oldest(struct parser *p)
 	p->stats.diags++;
 	arena_reset(&p->arenas[k]);
 	memset(&p->pending[k], 0, sizeof(p->pending[k]));
-	p->pending_fnfile[k] = NULL;
+	p->pending_tu[k] = NULL;
+	p->pending_gcc[k] = 0;
 	p->first = (k + 1) % PENDING_MAX;
 	p->nr_pending--;
 	p->source_slot = NULL;
@@ -668,12 +684,15 @@ static const char *chain_tu(const char *chain, size_t *len)
 	return last;
 }
 
-static int diag_mentions(const struct diag *d, const char *fnfile,
-			 const char *file)
+/*
+ * Does D, of translation unit TU, name FILE: as its own file, its unit,
+ * on its include chain or in one of its notes?
+ */
+static int diag_mentions(const struct diag *d, const char *tu, const char *file)
 {
 	if (d->file && !strcmp(d->file, file))
 		return 1;
-	if (fnfile && !strcmp(fnfile, file))
+	if (tu && !strcmp(tu, file))
 		return 1;
 	if (d->include_chain && chain_names(d->include_chain, file))
 		return 1;
@@ -681,14 +700,6 @@ static int diag_mentions(const struct diag *d, const char *fnfile,
 		if (d->notes[i].file && !strcmp(d->notes[i].file, file))
 			return 1;
 	return 0;
-}
-
-/* Is FILE the file of D, of its function header or on its include chain? */
-static int diag_owns(const struct diag *d, const char *fnfile, const char *file)
-{
-	return (d->file && !strcmp(d->file, file)) ||
-	       (fnfile && !strcmp(fnfile, file)) ||
-	       (d->include_chain && chain_names(d->include_chain, file));
 }
 
 /* Parse "123" at S; returns digits consumed (0 if none). */
@@ -750,8 +761,16 @@ static void chain_line(struct parser *p, const char *s, size_t n)
 	strbuf_addstr(&p->chain, file_scratch(p, &p->scratch, s, end));
 	p->in_chain = more;
 	if (!more) {
+		if (p->chain_outer) {
+			/* clang's: this level is inside the lines before */
+			strbuf_addstr(&p->chain, ", ");
+			strbuf_addstr(&p->chain, p->chain_outer);
+			free(p->chain_outer);
+			p->chain_outer = NULL;
+		}
 		free(p->fresh_chain);
 		p->fresh_chain = strbuf_detach(&p->chain, NULL);
+		p->chain_end = p->stats.lines;
 	}
 }
 
@@ -874,30 +893,78 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 }
 
 /*
- * The function around a diagnostic in FILE: the newest function header
- * printed for FILE or for any file of its include chain.
+ * The translation unit of an include chain, into SB: its last file when
+ * that is a unit (a partial chain ends in a header), else NULL.
+ */
+static const char *chain_unit(struct strbuf *sb, const char *chain)
+{
+	size_t len;
+	const char *tu = chain_tu(chain, &len);
+
+	if (!is_tu(tu, len))
+		return NULL;
+	strbuf_reset(sb);
+	strbuf_add(sb, tu, len);
+	return sb->buf;
+}
+
+/* D's translation unit, into its arena A: the compile it is from. */
+static char *diag_unit(struct parser *p, struct arena *a, const struct diag *d)
+{
+	const char *tu = NULL;
+
+	if (d->include_chain)
+		tu = chain_unit(&p->keybuf, d->include_chain);
+	else if (d->file && is_tu(d->file, strlen(d->file)))
+		tu = d->file;
+	return tu ? arena_strdup(a, tu) : NULL;
+}
+
+/*
+ * Where a function header for FILE is kept in p->funcs, in p->keybuf:
+ * its compile's translation unit (FILE itself, or the last of the chain
+ * printed with the header or before for FILE), else FILE.
+ */
+static const char *header_key(struct parser *p, const char *file)
+{
+	const struct ctx_entry *e;
+	const char *chain = NULL, *tu = NULL;
+
+	if (is_tu(file, strlen(file)))
+		return file;
+	if (p->fresh_chain && chain_fits(p->fresh_chain, file))
+		chain = chain_complete(p, p->fresh_chain);
+	else if ((e = ctx_find(&p->chains, file)) != NULL && e->value)
+		chain = e->value;
+	else
+		chain = chain_after(p, file);
+	if (chain)
+		tu = chain_unit(&p->keybuf, chain);
+	return tu ? tu : file;
+}
+
+/*
+ * The function around D, of unit TU: the function of its compile's last
+ * header (GCC prints one whenever the function changes, and a header of
+ * another compile never names it), or of the last header of its file
+ * when its unit was not known.
  */
 static void function_for(struct parser *p, struct arena *a, struct diag *d,
-			 unsigned long fh, char **fnfile)
+			 const char *tu, unsigned long fh)
 {
-	struct ctx_entry *best = NULL, *e;
+	struct ctx_entry *e = NULL, *f;
 
 	if (!d->file)
 		return;
-	e = ctx_find_h(&p->funcs, d->file, fh);
-	if (e)
-		best = e;
-	for (size_t i = 0; d->include_chain && i < p->funcs.n; i++) {
-		e = &p->funcs.e[i];
-		if ((!best || e->seq > best->seq) &&
-		    chain_names(d->include_chain, e->file))
-			best = e;
+	if (tu)
+		e = ctx_find(&p->funcs, tu);
+	if (!tu || strcmp(tu, d->file)) {
+		f = ctx_find_h(&p->funcs, d->file, fh);
+		if (f && (!e || f->seq > e->seq))
+			e = f;
 	}
-	if (best) {
-		if (best->value)
-			d->function = arena_strdup(a, best->value);
-		*fnfile = arena_strdup(a, best->file);
-	}
+	if (e && e->value)
+		d->function = arena_strdup(a, e->value);
 }
 
 /*
@@ -1141,11 +1208,98 @@ static void subject_of(struct arena *a, struct diag *d)
 	}
 }
 
+/*
+ * A diagnostic of unit TU, the newest pending one, came: after another
+ * unit's, while an older one of TU is pending, it is make -j's.
+ */
+static void unit_seen(struct parser *p, const char *tu)
+{
+	size_t prev;
+
+	if (p->interleaved || p->nr_pending < 3)
+		return;
+	prev = pending_at(p, p->nr_pending - 2);
+	if (!p->pending_tu[prev] || !strcmp(p->pending_tu[prev], tu))
+		return;
+	for (size_t i = p->nr_pending - 2; i-- > 0;) {
+		const char *t = p->pending_tu[pending_at(p, i)];
+
+		if (t && !strcmp(t, tu))
+			p->interleaved = 1;
+	}
+}
+
 static struct diag *new_pending(struct parser *p)
 {
 	if (p->nr_pending == PENDING_MAX)
 		emit_oldest(p);
 	return &p->pending[pending_at(p, p->nr_pending++)];
+}
+
+/*
+ * Which pending diagnostic a note in F is, by GCC's own structure: the
+ * one it follows, unless the note names another compile.  NTU is the
+ * unit an include chain printed for the note names, or NULL.  A note
+ * that only its order places, where another compile's diagnostic could
+ * own it, is counted in order_notes.
+ */
+static struct diag *note_owner(struct parser *p, const char *f, const char *ntu)
+{
+	size_t kn = pending_at(p, p->nr_pending - 1), other = PENDING_MAX;
+	const char *dtu = p->pending_tu[kn];
+	struct diag *newest = &p->pending[kn];
+	int same = 0;
+
+	if (p->single || !f)
+		return newest;
+	if (!ntu && is_tu(f, strlen(f)))
+		ntu = f; /* a note in a .c file is that compile's */
+	if (ntu) {
+		if (!dtu || !strcmp(dtu, ntu))
+			return newest;
+		for (size_t i = p->nr_pending - 1; i-- > 0;) {
+			size_t k = pending_at(p, i);
+
+			if (p->pending_tu[k] && !strcmp(p->pending_tu[k], ntu))
+				return &p->pending[k];
+		}
+		p->stats.order_notes++;
+		return newest;
+	}
+	/* a header without a chain: a compile that has named it before */
+	if (!dtu || diag_mentions(newest, dtu, f))
+		return newest;
+	for (size_t i = p->nr_pending - 1; i-- > 0;) {
+		size_t k = pending_at(p, i);
+		const char *tu = p->pending_tu[k];
+
+		if (!tu || !diag_mentions(&p->pending[k], tu, f))
+			continue;
+		if (!strcmp(tu, dtu))
+			same = 1;
+		else if (other == PENDING_MAX)
+			other = k;
+	}
+	if (other == PENDING_MAX)
+		return newest;
+	if (!same) {
+		const struct ctx_entry *e = ctx_find(&p->chains, f);
+		const char *tu;
+
+		tu = e && e->value ? chain_unit(&p->keybuf, e->value) : NULL;
+		same = tu && !strcmp(tu, dtu);
+	}
+	/*
+	 * GCC prints a header's include chain the first time a compile
+	 * names it: had the newest's compile never named F, this note
+	 * would have had one.  clang prints none for notes.
+	 */
+	if (!same && p->pending_gcc[kn] && p->pending_gcc[other])
+		return &p->pending[other];
+	/* until compiles are seen to interleave, the log reads as serial */
+	if (p->interleaved)
+		p->stats.order_notes++;
+	return newest;
 }
 
 static void add_note(struct parser *p, const char *file, size_t flen, long line,
@@ -1154,40 +1308,24 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 	struct diag *d = NULL;
 	struct diag_note *note;
 	char *f = file ? file_scratch(p, &p->scratch2, file, flen) : NULL;
+	const char *ntu = NULL;
 	struct arena *a;
-	size_t i;
 
 	/* An inline chain or include chain printed for a note is its own */
 	if (p->inline_fn && !p->in_inline)
 		inline_clear(p);
 	if (p->fresh_chain && chain_fits(p->fresh_chain, f)) {
+		const char *chain = chain_complete(p, p->fresh_chain);
+
+		/* it names the note's compile, and F's chain from now on */
+		if (f)
+			ctx_set(&p->chains, f, chain, ++p->seq);
+		ntu = chain_unit(&p->keybuf, chain);
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 	}
-	/*
-	 * In one compiler's output a note is the diagnostic's it follows.
-	 * Under make -j another compiler's lines may come between: an
-	 * older diagnostic takes the note only when the newest does not
-	 * name the note's file and the older one is in that file (or its
-	 * include chain is), not merely when one of its notes was.
-	 */
-	if (p->nr_pending) {
-		size_t k = pending_at(p, p->nr_pending - 1);
-
-		if (p->single || !f ||
-		    diag_mentions(&p->pending[k], p->pending_fnfile[k], f))
-			d = &p->pending[k];
-	}
-	for (i = p->nr_pending; !d && i-- > 1;) {
-		size_t k = pending_at(p, i - 1);
-
-		if (diag_owns(&p->pending[k], p->pending_fnfile[k], f)) {
-			d = &p->pending[k];
-			break;
-		}
-	}
-	if (!d && p->nr_pending)
-		d = &p->pending[pending_at(p, p->nr_pending - 1)];
+	if (p->nr_pending)
+		d = note_owner(p, f, ntu);
 	if (!d) {
 		p->stats.orphan_notes++;
 		p->source_slot = NULL;
@@ -1219,9 +1357,10 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		     size_t mlen)
 {
 	struct diag *d = new_pending(p);
-	char **fnfile = &p->pending_fnfile[d - p->pending];
-	struct arena *a = &p->arenas[d - p->pending];
+	size_t k = (size_t)(d - p->pending);
+	struct arena *a = &p->arenas[k];
 	unsigned long fh;
+	char *tu;
 
 	d->kind = kind;
 	d->file = file ? arena_file(p, a, file, flen) : NULL;
@@ -1232,17 +1371,18 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		d->kind = DIAG_WARNING;
 	fh = d->file ? str_hash(d->file) : 0;
 	d->include_chain = chain_for(p, a, d->file, fh);
-	function_for(p, a, d, fh, fnfile);
+	tu = p->pending_tu[k] = diag_unit(p, a, d);
+	if (tu)
+		unit_seen(p, tu);
+	function_for(p, a, d, tu, fh);
 	if (p->inline_fn && !p->in_inline) {
 		/* "In function 'chk'," and its "inlined from" lines */
 		d->function = arena_strdup(a, p->inline_fn);
 		if (p->inline_chain)
 			d->inline_chain = arena_strdup(a, p->inline_chain);
-		if (d->file) {
-			ctx_set_h(&p->funcs, d->file, fh, p->inline_fn,
-				  ++p->seq);
-			*fnfile = arena_strdup(a, d->file);
-		}
+		if (d->file)
+			ctx_set(&p->funcs, tu ? tu : d->file, p->inline_fn,
+				++p->seq);
 		inline_clear(p);
 	}
 	if (d->kind == DIAG_WARNING)
@@ -1325,8 +1465,9 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	    STARTS(rest, n, "At global scope:")) {
 		if (file)
 			ctx_set(&p->funcs,
-				file_scratch(p, &p->scratch, file, flen), NULL,
-				++p->seq);
+				header_key(p, file_scratch(p, &p->scratch, file,
+							   flen)),
+				NULL, ++p->seq);
 		return 1;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
@@ -1351,7 +1492,8 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	if (inlined)
 		inline_start(p, p->scratch2.buf);
 	if (file)
-		ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
+		ctx_set(&p->funcs,
+			header_key(p, file_scratch(p, &p->scratch, file, flen)),
 			p->scratch2.buf, ++p->seq);
 	return 1;
 }
@@ -1767,6 +1909,8 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	else
 		slot = source_slot_for(p, num, &a);
 	if (slot) {
+		if (a)
+			p->pending_gcc[a - p->arenas] = 1;
 		start = i + 2;
 		if (start < n && s[start] == ' ')
 			start++;
@@ -1935,6 +2079,14 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 	case 'I':
 		if (STARTS(s, n, "In file included from ")) {
 			strbuf_reset(&p->chain);
+			free(p->chain_outer);
+			p->chain_outer = NULL;
+			/* clang: a level a line, the outermost first */
+			if (p->fresh_chain &&
+			    p->chain_end + 1 == p->stats.lines) {
+				p->chain_outer = p->fresh_chain;
+				p->fresh_chain = NULL;
+			}
 			chain_line(p, s + 22, n - 22);
 			return;
 		}
@@ -2025,6 +2177,8 @@ void parse_finish(struct parser *p)
 		emit_oldest(p);
 	free(p->fresh_chain);
 	p->fresh_chain = NULL;
+	free(p->chain_outer);
+	p->chain_outer = NULL;
 	p->in_chain = 0;
 }
 
@@ -2041,6 +2195,7 @@ void parse_free(struct parser *p)
 		free(p->prefixes[i]);
 	free(p->prefixes);
 	free(p->fresh_chain);
+	free(p->chain_outer);
 	free(p->ld_function);
 	inline_clear(p);
 	for (size_t i = 0; i < p->nr_unparsed; i++)
@@ -2048,6 +2203,7 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->inl);
 	strbuf_release(&p->stash);
 	strbuf_release(&p->chainbuf);
+	strbuf_release(&p->keybuf);
 	strbuf_release(&p->line);
 	strbuf_release(&p->clean);
 	strbuf_release(&p->chain);

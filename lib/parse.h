@@ -14,9 +14,12 @@
  * or [-fpermissive] option, every note that follows, source and caret
  * blocks (GCC's gutter and clang's bare lines), ANSI colours, CRLF,
  * kbuild's "CC foo.o" lines, kernel-doc, objtool, modpost, assembler,
- * linker and other tool lines, make's own warnings.  In one compiler's
- * stream a note belongs to the diagnostic it follows; lines of two
- * compilers interleaved by `make -j` are paired by file and order.
+ * linker and other tool lines, make's own warnings.  A note belongs to
+ * the diagnostic it follows, unless GCC's own structure names another
+ * compile of a `make -j` log: an include chain printed for the note names
+ * its translation unit, and GCC prints a header's chain the first time a
+ * compile names that header.  A note that only its order places, where
+ * another compile could own it, is counted (order_notes), never guessed.
  * Lines it cannot read are counted, and the first few kept.
  */
 
@@ -75,6 +78,8 @@ struct parse_stats {
 	unsigned long diags; /* diagnostics emitted */
 	unsigned long notes; /* notes paired with a diagnostic */
 	unsigned long orphan_notes; /* notes with nothing to pair with */
+	unsigned long order_notes; /* notes placed by order only: another
+				      compile's diagnostic could own them */
 	unsigned long unparsed; /* lines that looked like a diagnostic
 					   but could not be read, overlong
 					   lines, unknown kinds */

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..23"
+echo "1..25"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -108,6 +108,22 @@ ingest c c16 "$data/clang16.log" --source "$data/src"
 	[ "$(sql c "SELECT function FROM diagnostics WHERE file = 'include/linux/inner.h'
 	AND line = 6")" = inner_a ]
 ok $? "clang warnings get their enclosing function from the source"
+
+# issue 31: a note that only its order places is counted, and a serial
+# log (one compile after another) leaves none to order: every log of
+# the suite but the two whose compiles interleave
+bad=
+for log in "$data"/*.log; do
+	case $(basename "$log") in make-j.log | interleaved.log) continue ;; esac
+	ingest order "$(basename "$log")" "$log"
+	grep -qx "0 notes placed by order only" "$tmp/out" ||
+		bad="$bad $(basename "$log")"
+done
+[ -z "$bad" ]
+ok $? "0 notes placed by order only on every serial log${bad:+ (not:$bad)}"
+ingest order make-j "$data/make-j.log"
+grep -qx "[0-9]* notes\{0,1\} placed by order only" "$tmp/out"
+ok $? "make -j's log: ingest says how many notes only order placed"
 
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]

@@ -144,7 +144,7 @@ static long long ingest(sqlite3 *db, long long run, long position,
 	    store_commit(commit, db, &ci) || bw_begin(&w, db, *commit, &bi))
 		goto out;
 	fd = open(path, O_RDONLY);
-	if (fd < 0 || parse_fd_into(w, fd, path, NULL)) {
+	if (fd < 0 || parse_fd_into(NULL, w, fd, path, NULL)) {
 		bw_abort(w);
 		goto out;
 	}
