@@ -128,6 +128,7 @@ static const char *const kind_names[] = {
 	[DIAG_LINKER] = "linker",	  [DIAG_BOOT] = "boot",
 	[DIAG_KERNEL_DOC] = "kernel-doc", [DIAG_OBJTOOL] = "objtool",
 	[DIAG_ASSEMBLER] = "assembler",	  [DIAG_MAKE] = "make",
+	[DIAG_KCONFIG] = "kconfig",	  [DIAG_DTC] = "dtc",
 };
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -702,6 +703,12 @@ static int diag_mentions(const struct diag *d, const char *tu, const char *file)
 	return 0;
 }
 
+static int is_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
 /* Parse "123" at S; returns digits consumed (0 if none). */
 static size_t parse_num(const char *s, size_t n, long *out)
 {
@@ -988,6 +995,15 @@ static struct ctx_entry *ctx_suffix(struct ctx_map *m, const char *file,
 	return best;
 }
 
+/* Is FILE[0..LEN) gcc's temporary assembler file, "/tmp/ccAbC123.s"? */
+static int is_temp_asm(const char *file, size_t len)
+{
+	const char *base = memrchr(file, '/', len);
+
+	return base && len - (size_t)(base + 1 - file) == 10 &&
+	       !memcmp(base + 1, "cc", 2) && !memcmp(file + len - 2, ".s", 2);
+}
+
 static void object_for(struct parser *p, struct arena *a, struct diag *d,
 		       unsigned long fh)
 {
@@ -1017,6 +1033,8 @@ static void object_for(struct parser *p, struct arena *a, struct diag *d,
 	}
 	if (!e && tu && tu[0] == '/')
 		e = ctx_suffix(&p->objects, tu, len);
+	if (!e && tu && is_temp_asm(tu, len))
+		return; /* gcc's own "/tmp/ccXXXXXX.s": no object of ours */
 	if (e && e->value) {
 		d->object = arena_strdup(a, e->value);
 	} else if (tu && is_tu(tu, len)) {
@@ -1149,6 +1167,31 @@ static const struct {
 	{ "stack frame size ", 17, 2, NULL }, /* clang's -Wframe-larger-than */
 };
 
+/*
+ * The symbol of "expecting prototype for X(). Prototype was for Y()
+ * instead" at F: X, the name the comment documents, or Y when X is no
+ * identifier (a comment that names its file, "lib/minmax.c"); NULL when
+ * neither is one.
+ */
+static char *kdoc_symbol(struct arena *a, const char *f)
+{
+	static const char was[] = "Prototype was for ";
+
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = 0;
+
+		while (f[n] && is_ident_char(f[n]))
+			n++;
+		if (n && f[n] == '(' && !(f[0] >= '0' && f[0] <= '9'))
+			return arena_clean(a, f, n);
+		f = strstr(f, was);
+		if (!f)
+			break;
+		f += sizeof(was) - 1;
+	}
+	return NULL;
+}
+
 /* Kernel-doc's kind, and the symbol a file-scope warning names. */
 static void subject_of(struct arena *a, struct diag *d)
 {
@@ -1161,8 +1204,6 @@ static void subject_of(struct arena *a, struct diag *d)
 	n = strlen(m);
 	if (d->line && !d->col && !d->option) {
 		for (size_t i = 0; i < ARRAY_SIZE(kdoc_msgs); i++) {
-			const char *f, *e;
-
 			if (!starts(m, n, kdoc_msgs[i].word, kdoc_msgs[i].len))
 				continue;
 			d->kind = DIAG_KERNEL_DOC;
@@ -1170,11 +1211,8 @@ static void subject_of(struct arena *a, struct diag *d)
 			if (kdoc_msgs[i].which == 1) {
 				d->function = last_quoted_name(a, m);
 			} else if (kdoc_msgs[i].which == 2) {
-				f = m + kdoc_msgs[i].len;
-				e = strpbrk(f, "(. ");
-				if (e && e > f)
-					d->function = arena_clean(
-						a, f, (size_t)(e - f));
+				d->function =
+					kdoc_symbol(a, m + kdoc_msgs[i].len);
 			}
 			return;
 		}
@@ -1252,8 +1290,13 @@ static struct diag *note_owner(struct parser *p, const char *f, const char *ntu)
 
 	if (p->single || !f)
 		return newest;
-	if (!ntu && is_tu(f, strlen(f)))
-		ntu = f; /* a note in a .c file is that compile's */
+	/*
+	 * A note in a .c file is that compile's, once compiles are seen to
+	 * interleave; in a serial log it may be another unit's (LTO's
+	 * "previously declared here").
+	 */
+	if (!ntu && p->interleaved && is_tu(f, strlen(f)))
+		ntu = f;
 	if (ntu) {
 		if (!dtu || !strcmp(dtu, ntu))
 			return newest;
@@ -1608,6 +1651,45 @@ static int is_tool(const char *s, size_t n)
 	return TOOL_NONE;
 }
 
+/*
+ * Is S[0..N) a makefile: "Makefile", "GNUmakefile", "Kbuild",
+ * "scripts/Makefile.build", "foo.mk"?
+ */
+static int is_makefile(const char *s, size_t n)
+{
+	const char *base = memrchr(s, '/', n);
+	size_t bl;
+
+	if (base) {
+		n -= (size_t)(base + 1 - s);
+		s = base + 1;
+	}
+	bl = n;
+	return STARTS(s, bl, "Makefile") || STARTS(s, bl, "makefile") ||
+	       STARTS(s, bl, "GNUmakefile") || STARTS(s, bl, "Kbuild") ||
+	       (bl > 3 && !memcmp(s + bl - 3, ".mk", 3));
+}
+
+/*
+ * A tool's error that only says an earlier step failed: collect2's "ld
+ * returned 1 exit status", lto-wrapper's "gcc-12 returned 1 exit
+ * status", ld's "lto-wrapper failed".  The step's own diagnostics were
+ * printed before; these are not diagnostics of their own.
+ */
+static int is_follow_on(const char *m, size_t n)
+{
+	static const char tail[] = " exit status";
+	const char *r;
+
+	if (n == 18 && STARTS(m, n, "lto-wrapper failed"))
+		return 1;
+	if (n < sizeof(tail) ||
+	    memcmp(m + n - (sizeof(tail) - 1), tail, sizeof(tail) - 1))
+		return 0;
+	r = memmem(m, n, " returned ", 10);
+	return r != NULL;
+}
+
 /* "make: warning: ...", "make[4]: warning: ..." (S is the name). */
 static int is_make(const char *s, size_t n)
 {
@@ -1648,9 +1730,82 @@ static void objtool_line(struct parser *p, const char *obj, size_t olen,
 	a = &p->arenas[d - p->pending];
 	if (fl >= 2 && rest[fl - 2] == '(' && rest[fl - 1] == ')')
 		fl -= 2;
-	if (fl)
+	/* ".entry.text+0x1": an offset in a section, no symbol */
+	if (fl && rest[0] != '.')
 		d->function = arena_clean(a, rest, fl);
 	d->object = arena_strdup(a, d->file);
+}
+
+/*
+ * Kconfig's "FILE:LINE:warning: msg" (no blank after the line) and dtc's
+ * "FILE:L.C-L.C: Warning (check): /node: msg" or "FILE: Warning (check):
+ * msg": their own kinds, the check as the option and dtc's node as the
+ * function.  Returns 1 if S[0..N) was one.
+ */
+static int config_line(struct parser *p, const char *s, size_t n)
+{
+	const char *w = memmem(s, n, ":warning: ", 10), *sep;
+	long line = 0, col = 0;
+	size_t d, flen;
+
+	if (w && !memchr(s, ' ', (size_t)(w - s))) {
+		/* Kconfig: the number before ":warning: " is the line */
+		const char *c = memrchr(s, ':', (size_t)(w - s));
+
+		if (!c || c == s ||
+		    parse_num(c + 1, (size_t)(w - c - 1), &line) !=
+			    (size_t)(w - c - 1) ||
+		    !line)
+			return 0;
+		add_diag(p, DIAG_KCONFIG, s, (size_t)(c - s), line, 0, w + 10,
+			 n - (size_t)(w - s) - 10);
+		return 1;
+	}
+	sep = memmem(s, n, ": Warning (", 11);
+	if (!sep || memchr(s, ' ', (size_t)(sep - s)))
+		return 0;
+	flen = (size_t)(sep - s);
+	{
+		/* ":11.15-13.5": the start's line and column */
+		const char *c = memrchr(s, ':', flen);
+
+		if (c && (d = parse_num(c + 1, flen - (size_t)(c + 1 - s),
+					&line)) != 0) {
+			const char *q = c + 1 + d;
+
+			if (q < s + flen && *q == '.')
+				parse_num(q + 1, (size_t)(s + flen - q - 1),
+					  &col);
+			flen = (size_t)(c - s);
+		} else {
+			line = 0;
+		}
+	}
+	{
+		const char *chk = sep + 11, *end = s + n;
+		const char *close = memchr(chk, ')', (size_t)(end - chk));
+		struct diag *dg;
+		struct arena *a;
+		const char *msg;
+
+		if (!close || close + 2 > end || close[1] != ':')
+			return 0;
+		msg = close + 2;
+		add_diag(p, DIAG_DTC, s, flen, line, col, msg,
+			 (size_t)(end - msg));
+		dg = &p->pending[pending_at(p, p->nr_pending - 1)];
+		a = &p->arenas[dg - p->pending];
+		/* dtc's -W flag names the check: -Wno-unit_address_vs_reg */
+		dg->option = arena_alloc(a, (size_t)(close - chk) + 3);
+		memcpy(dg->option, "-W", 2);
+		clean_into(dg->option + 2, chk, (size_t)(close - chk));
+		if (dg->message[0] == '/' && strstr(dg->message, ": "))
+			dg->function =
+				arena_clean(a, dg->message,
+					    (size_t)(strstr(dg->message, ": ") -
+						     dg->message));
+	}
+	return 1;
 }
 
 /*
@@ -1758,6 +1913,14 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 				return 1;
 			}
 
+			if (w && STARTS(w + 11, rlen - (size_t)(w - rest) - 11,
+					"objtool: ")) {
+				/* objtool's line, passed on by the linker */
+				objtool_line(p, rest, (size_t)(w - rest),
+					     w + 20,
+					     rlen - (size_t)(w - rest) - 20);
+				return 1;
+			}
 			if (w) {
 				add_diag(p, DIAG_LINKER, rest,
 					 (size_t)(w - rest), 0, 0, w + 11,
@@ -1778,8 +1941,20 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 			continue;
 		if (tool == TOOL_LINKER && kind == DIAG_WARNING)
 			kind = DIAG_LINKER;
+		/* "Makefile:12: warning: overriding recipe ...": make's */
+		if (kind == DIAG_WARNING && !kinds[k].is_note && line && !col &&
+		    is_makefile(file, flen))
+			kind = DIAG_MAKE;
+		if (tool && (kind == DIAG_ERROR || kind == DIAG_FATAL) &&
+		    is_follow_on(rest + kinds[k].len, rlen - kinds[k].len)) {
+			p->stats.other++;
+			return 1;
+		}
 		if (kinds[k].is_note)
 			add_note(p, tool ? NULL : file, flen, line, col,
+				 rest + kinds[k].len, rlen - kinds[k].len);
+		else if (kind == DIAG_MAKE)
+			add_diag(p, kind, file, flen, line, 0,
 				 rest + kinds[k].len, rlen - kinds[k].len);
 		else
 			add_diag(p, kind, tool ? NULL : file, flen, line, col,
@@ -2110,7 +2285,8 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		break;
 	case 'F':
 		if (STARTS(s, n, "FATAL: modpost: ")) {
-			add_diag(p, DIAG_FATAL, NULL, 0, 0, 0, s + 16, n - 16);
+			add_diag(p, DIAG_MODPOST, NULL, 0, 0, 0, s + 16,
+				 n - 16);
 			return;
 		}
 		break;
@@ -2126,10 +2302,19 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 			return;
 		}
 		break;
+	case 'l':
+		if (STARTS(s, n,
+			   "lto1: all warnings being treated as errors") ||
+		    STARTS(s, n,
+			   "lto1: some warnings being treated as errors")) {
+			p->stats.werror_lines++;
+			return;
+		}
+		break;
 	default:
 		break;
 	}
-	if (diag_line(p, s, n))
+	if (diag_line(p, s, n) || config_line(p, s, n))
 		return;
 	other_line(p, s, n);
 }

@@ -14,7 +14,7 @@
  * or [-fpermissive] option, every note that follows, source and caret
  * blocks (GCC's gutter and clang's bare lines), ANSI colours, CRLF,
  * kbuild's "CC foo.o" lines, kernel-doc, objtool, modpost, assembler,
- * linker and other tool lines, make's own warnings.  A note belongs to
+ * linker and other tool lines, make's own warnings, Kconfig's and dtc's.  A note belongs to
  * the diagnostic it follows, unless GCC's own structure names another
  * compile of a `make -j` log: an include chain printed for the note names
  * its translation unit, and GCC prints a header's chain the first time a
@@ -35,7 +35,9 @@ enum diag_kind {
 	DIAG_KERNEL_DOC, /* scripts/kernel-doc's "FILE:LINE: warning:" */
 	DIAG_OBJTOOL, /* "foo.o: warning: objtool: ..." */
 	DIAG_ASSEMBLER, /* "foo.S:12: Warning: ..." (GNU as) */
-	DIAG_MAKE, /* "make[4]: warning: ..." */
+	DIAG_MAKE, /* "make[4]: warning: ...", "Makefile:3: warning: ..." */
+	DIAG_KCONFIG, /* ".config:12:warning: override: ..." */
+	DIAG_DTC, /* "x.dts:11.15-13.5: Warning (check): /node: ..." */
 };
 
 struct diag_note {

@@ -15,6 +15,7 @@ cases=(
 	"gcc11-notes-owner:"
 	"clang16-notes-owner:"
 	"clang16-chain:"
+	"lto-werror:"
 	"notes-follow:"
 	"gcc11-notes-follow:"
 	"make-j:mj-a|owner"
