@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..25"
+echo "1..27"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -108,6 +108,19 @@ ingest c c16 "$data/clang16.log" --source "$data/src"
 	[ "$(sql c "SELECT function FROM diagnostics WHERE file = 'include/linux/inner.h'
 	AND line = 6")" = inner_a ]
 ok $? "clang warnings get their enclosing function from the source"
+
+# issue 31: system headers keep their path: /usr/ before include/ is
+# no tree root, whether the tree's paths are relative or absolute
+ingest s rel "$data/sysnote.log"
+[ "$(sql s "SELECT GROUP_CONCAT(DISTINCT file) FROM (SELECT file FROM notes
+	ORDER BY file)")" = /usr/include/string.h,/usr/include/unistd.h ] &&
+	! grep -q "removed the tree root" "$tmp/err"
+ok $? "relative paths and /usr/include notes: nothing stripped"
+ingest s abs "$data/sysnote-abs.log"
+grep -q "removed the tree root '/var/tmp/kwarn-regen-abs/linux/'" "$tmp/err" &&
+	[ "$(sql s "SELECT COUNT(*) FROM notes WHERE file LIKE '/usr/include/%'")" = 6 ] &&
+	[ "$(sql s "SELECT COUNT(*) FROM diagnostics WHERE file = 'tools/sysnote.c'")" = 6 ]
+ok $? "an absolute tree: its root stripped, /usr/include kept"
 
 # issue 31: a note that only its order places is counted, and a serial
 # log (one compile after another) leaves none to order: every log of
