@@ -2418,19 +2418,160 @@ static const char *text_line(const char *text, size_t len, long n,
 	return s;
 }
 
-static int is_ident(char c)
+/* Words before a function's name that are not it (C's own, attributes). */
+static const struct {
+	const char *word;
+	int group; /* 1: its "(...)" follows and is skipped with it */
+} not_names[] = {
+	{ "void", 0 },
+	{ "char", 0 },
+	{ "short", 0 },
+	{ "int", 0 },
+	{ "long", 0 },
+	{ "unsigned", 0 },
+	{ "signed", 0 },
+	{ "float", 0 },
+	{ "double", 0 },
+	{ "_Bool", 0 },
+	{ "bool", 0 },
+	{ "const", 0 },
+	{ "volatile", 0 },
+	{ "static", 0 },
+	{ "inline", 0 },
+	{ "extern", 0 },
+	{ "struct", 0 },
+	{ "union", 0 },
+	{ "enum", 0 },
+	{ "register", 0 },
+	{ "restrict", 0 },
+	{ "__restrict", 0 },
+	{ "typeof", 1 },
+	{ "__typeof__", 1 },
+	{ "sizeof", 1 },
+	{ "__attribute__", 1 },
+	{ "__attribute", 1 },
+	{ "__printf", 1 },
+	{ "__scanf", 1 },
+	{ "__section", 1 },
+	{ "__aligned", 1 },
+	{ "__alloc_size", 1 },
+	{ "__must_hold", 1 },
+	{ "__acquires", 1 },
+	{ "__releases", 1 },
+	{ "__cond_acquires", 1 },
+	{ "__cond_releases", 1 },
+	{ "__counted_by", 1 },
+	{ "__diag_ignore", 1 },
+};
+
+/* Is S[0..N) one of not_names?  Its index + 1, or 0. */
+static size_t not_name(const char *s, size_t n)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
+	for (size_t i = 0; i < ARRAY_SIZE(not_names); i++)
+		if (strlen(not_names[i].word) == n &&
+		    !memcmp(not_names[i].word, s, n))
+			return i + 1;
+	return 0;
+}
+
+/* Is S[0..N) in capitals, a macro by the kernel's habit? */
+static int is_macro_name(const char *s, size_t n)
+{
+	int letter = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= 'a' && s[i] <= 'z')
+			return 0;
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			letter = 1;
+	}
+	return letter;
+}
+
+/*
+ * The name a declarator D[0..N) (comments already blanked) defines: the
+ * first identifier followed by "(" that is no type, keyword or attribute
+ * (whose own "(...)" is skipped), so that "static void (*get(int n))(int)"
+ * is get.  NULL for a function defined through a macro
+ * ("SYSCALL_DEFINE1(name, ...)", "DEFINE_SHOW(x)"): gcc names the
+ * function the macro makes, which the source does not spell.
+ */
+static char *declarator_name(const char *d, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t b, e, j, k;
+
+		if (!is_ident_char(d[i]) || (d[i] >= '0' && d[i] <= '9')) {
+			i++;
+			continue;
+		}
+		b = i;
+		while (i < n && is_ident_char(d[i]))
+			i++;
+		e = i;
+		for (j = e;
+		     j < n && (d[j] == ' ' || d[j] == '\t' || d[j] == '\n');
+		     j++)
+			;
+		if (j == n || d[j] != '(')
+			continue;
+		k = not_name(d + b, e - b);
+		if (k && not_names[k - 1].group) {
+			/* skip the attribute's balanced "(...)" */
+			int depth = 0;
+
+			for (i = j; i < n; i++) {
+				depth += d[i] == '(' ? 1 : d[i] == ')' ? -1 : 0;
+				if (!depth)
+					break;
+			}
+			continue;
+		}
+		if (k)
+			continue;
+		if (is_macro_name(d + b, e - b))
+			return NULL;
+		return clean_dup(d + b, e - b);
+	}
+	return NULL;
+}
+
+/*
+ * Does the line S[0..N), in column 0, open a function on the line of its
+ * name: "int f(int x) {"?  Not an initializer ("... = {").
+ */
+static int opens_on_decl(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (!n || s[n - 1] != '{' || s[0] == ' ' || s[0] == '\t' ||
+	    s[0] == '#' || s[0] == '}' || s[0] == '/' || s[0] == '*')
+		return 0;
+	return memchr(s, '(', n) && !memchr(s, '=', n);
+}
+
+/* Does line S[0..N) end a statement or a comment (not a declarator)? */
+static int ends_before_decl(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return !n || s[0] == '#' || s[n - 1] == ';' || s[n - 1] == '}' ||
+	       s[n - 1] == '{' ||
+	       (n >= 2 && s[n - 2] == '*' && s[n - 1] == '/');
 }
 
 char *diag_function_from_source(const char *text, size_t len, long line)
 {
+	struct strbuf decl = STRBUF_INIT;
 	const char *s;
+	char *name;
 	size_t n;
-	long open = 0;
+	long open = 0, first;
+	int same_line = 0;
 
-	/* up to the "{" or "}" in column 0 nearest above LINE */
+	/* the "{" that opens the function: in column 0, or after its name */
 	for (long i = line; i > 0 && !open; i--) {
 		s = text_line(text, len, i, &n);
 		if (!s)
@@ -2439,27 +2580,42 @@ char *diag_function_from_source(const char *text, size_t len, long line)
 			return NULL; /* between two functions */
 		if (n && s[0] == '{')
 			open = i;
+		else if (opens_on_decl(s, n))
+			open = i, same_line = 1;
 	}
-	/* the declarator above it: "name(" on a line starting in column 0 */
-	for (long i = open - 1; i > 0 && i > open - 8; i--) {
-		const char *paren, *e, *b;
-
+	if (!open)
+		return NULL;
+	/* the declarator: the lines above it back to a blank line or a ';' */
+	first = same_line ? open : open - 1;
+	while (first > 1 && first > open - 10) {
+		s = text_line(text, len, first - 1, &n);
+		if (!s || ends_before_decl(s, n))
+			break;
+		first--;
+	}
+	for (long i = first; i <= (same_line ? open : open - 1); i++) {
 		s = text_line(text, len, i, &n);
-		if (!s || !n || s[0] == ' ' || s[0] == '\t' || s[0] == '#' ||
-		    s[0] == '}' || s[0] == '/' || s[0] == '*')
-			continue;
-		paren = memchr(s, '(', n);
-		if (!paren)
-			continue;
-		e = paren;
-		while (e > s && e[-1] == ' ')
-			e--;
-		b = e;
-		while (b > s && is_ident(b[-1]))
-			b--;
-		if (b == e)
-			return NULL;
-		return clean_dup(b, (size_t)(e - b));
+		if (!s)
+			break;
+		if (i == open && same_line)
+			n = (size_t)((const char *)memrchr(s, '{', n) - s);
+		strbuf_add(&decl, s, n);
+		strbuf_addch(&decl, '\n');
 	}
-	return NULL;
+	/* blank the comments, so that no word in one is taken */
+	for (size_t i = 0; i + 1 < decl.len; i++) {
+		if (decl.buf[i] == '/' && decl.buf[i + 1] == '*') {
+			char *c = strstr(decl.buf + i + 2, "*/");
+			size_t end = c ? (size_t)(c - decl.buf) + 2 : decl.len;
+
+			memset(decl.buf + i, ' ', end - i);
+			i = end;
+		} else if (decl.buf[i] == '/' && decl.buf[i + 1] == '/') {
+			while (i < decl.len && decl.buf[i] != '\n')
+				decl.buf[i++] = ' ';
+		}
+	}
+	name = declarator_name(decl.buf, decl.len);
+	strbuf_release(&decl);
+	return name;
 }

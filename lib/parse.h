@@ -135,9 +135,12 @@ const char *diag_kind_name(enum diag_kind kind);
 
 /*
  * The function whose body holds line LINE of the C source TEXT[0..LEN),
- * for compilers that print no "In function" header (clang): the
- * declarator above the nearest "{" in column 0, kernel style.  A new
- * string (free() it), or NULL when LINE is at file scope or unclear.
+ * for compilers that print no "In function" header (clang): the name
+ * the declarator above the nearest "{" in column 0 (or ending a column-0
+ * line that has its name) defines, as gcc names it: past attributes and
+ * the return type, inside "(*f(int))(int)".  A new string (free() it),
+ * or NULL when LINE is at file scope or unclear, or the function is made
+ * by a macro ("SYSCALL_DEFINE1(x, ...)": gcc names what the macro makes).
  */
 char *diag_function_from_source(const char *text, size_t len, long line);
 

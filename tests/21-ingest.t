@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..27"
+echo "1..28"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -108,6 +108,29 @@ ingest c c16 "$data/clang16.log" --source "$data/src"
 	[ "$(sql c "SELECT function FROM diagnostics WHERE file = 'include/linux/inner.h'
 	AND line = 6")" = inner_a ]
 ok $? "clang warnings get their enclosing function from the source"
+
+# issue 31: clang's function read from the source is the one gcc's "In
+# function" names on the same source, or none (a function made by a
+# macro), never the macro, a type or an attribute
+ingest f gcc "$data/shapes.log" --source "$data/src"
+ingest f clang "$data/clang16-shapes.log" --source "$data/src"
+pairs=$(sql f "SELECT g.line || ':' || g.function || ':' || IFNULL(c.function, '')
+	FROM diagnostics g JOIN builds bg ON bg.id = g.build_id
+	JOIN commits cg ON cg.id = bg.commit_id AND cg.sha = 'gcc'
+	JOIN diagnostics c ON c.file = g.file AND c.line = g.line
+	JOIN builds bc ON bc.id = c.build_id
+	JOIN commits cc ON cc.id = bc.commit_id AND cc.sha = 'clang'")
+same=0 bad=
+for p in $pairs; do
+	IFS=: read -r line g c <<<"$p"
+	if [ "$g" = "$c" ]; then
+		same=$((same + 1))
+	elif [ -n "$c" ]; then
+		bad="$bad $line:$c"
+	fi
+done
+[ "$(echo "$pairs" | wc -w)" = 6 ] && [ -z "$bad" ] && [ "$same" -ge 4 ]
+ok $? "clang's functions from the source: gcc's or none ($same of 6 gcc's${bad:+; wrong:$bad})"
 
 # issue 31: system headers keep their path: /usr/ before include/ is
 # no tree root, whether the tree's paths are relative or absolute
