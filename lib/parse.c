@@ -3,6 +3,7 @@
  * A pure, streaming parser of GCC diagnostics in kernel build logs.
  * See parse.h for the contract.  No I/O, no SQL, no globals.
  */
+#include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ struct parser {
 	struct strbuf fraw, fclean;
 	struct strbuf chainbuf; /* scratch of chain_complete() */
 	struct strbuf keybuf; /* scratch of chain_unit() */
+	struct strbuf jsonbuf; /* scratch of json_line() */
 
 	/*
 	 * compile -> function of its last header: GCC prints a header when
@@ -319,6 +321,7 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->inl, 0);
 	strbuf_init(&p->chainbuf, 0);
 	strbuf_init(&p->keybuf, 0);
+	strbuf_init(&p->jsonbuf, 0);
 	strbuf_init(&p->stash, 0);
 	return p;
 }
@@ -2172,6 +2175,95 @@ static int stdin_as_line(struct parser *p, const char *s, size_t n)
 	return 1;
 }
 
+/* The first location's caret of a JSON diagnostic: file, line, column. */
+static const char *json_caret(json_t *d, long *line, long *col)
+{
+	json_t *caret = json_object_get(
+		json_array_get(json_object_get(d, "locations"), 0), "caret");
+	const char *file = json_string_value(json_object_get(caret, "file"));
+
+	*line = (long)json_integer_value(json_object_get(caret, "line"));
+	*col = (long)json_integer_value(json_object_get(caret, "column"));
+	return file;
+}
+
+/*
+ * gcc's -fdiagnostics-format=json: one line, an array of diagnostics for
+ * one compile, each with its notes as "children".  Exact: nothing to
+ * pair, though gcc 12 prints neither the function nor the include chain.
+ * Returns 0 if S[0..N) is not such an array.
+ */
+static int json_line(struct parser *p, const char *s, size_t n)
+{
+	static const struct {
+		const char *kind;
+		enum diag_kind dk;
+	} jkinds[] = {
+		{ "warning", DIAG_WARNING },
+		{ "error", DIAG_ERROR },
+		{ "fatal error", DIAG_FATAL },
+		{ "sorry, unimplemented", DIAG_ERROR },
+		{ "internal compiler error", DIAG_FATAL },
+	};
+	json_t *all = json_loadb(s, n, 0, NULL), *d;
+	size_t i, j, k;
+	int single = p->single;
+
+	if (!json_is_array(all)) {
+		json_decref(all);
+		return 0;
+	}
+	/* a note is its parent's: no pairing by order or file */
+	p->single = 1;
+	json_array_foreach(all, i, d) {
+		const char *kind =
+			json_string_value(json_object_get(d, "kind"));
+		const char *msg =
+			json_string_value(json_object_get(d, "message"));
+		const char *opt =
+			json_string_value(json_object_get(d, "option"));
+		const char *file;
+		json_t *child;
+		long line, col;
+
+		if (!kind || !msg)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(jkinds); k++)
+			if (!strcmp(kind, jkinds[k].kind))
+				break;
+		file = json_caret(d, &line, &col);
+		if (k == ARRAY_SIZE(jkinds)) {
+			if (!strcmp(kind, "note"))
+				add_note(p, file, file ? strlen(file) : 0, line,
+					 col, msg, strlen(msg));
+			continue;
+		}
+		/* "message [-Wopt]", as the text says it, for split_option() */
+		strbuf_reset(&p->jsonbuf);
+		strbuf_addstr(&p->jsonbuf, msg);
+		if (opt) {
+			strbuf_addstr(&p->jsonbuf, " [");
+			strbuf_addstr(&p->jsonbuf, opt);
+			strbuf_addch(&p->jsonbuf, ']');
+		}
+		add_diag(p, jkinds[k].dk, file, file ? strlen(file) : 0, line,
+			 col, p->jsonbuf.buf, p->jsonbuf.len);
+		json_array_foreach(json_object_get(d, "children"), j, child) {
+			const char *cm = json_string_value(
+				json_object_get(child, "message"));
+			const char *cf = json_caret(child, &line, &col);
+
+			if (cm)
+				add_note(p, cf, cf ? strlen(cf) : 0, line, col,
+					 cm, strlen(cm));
+		}
+	}
+	p->single = single;
+	p->source_slot = NULL;
+	json_decref(all);
+	return 1;
+}
+
 /* One line; MAYBE_ESC is 0 when it is known to hold no ESC byte. */
 static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 {
@@ -2294,6 +2386,14 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		if (STARTS(s, n, "{standard input}:") && stdin_as_line(p, s, n))
 			return;
 		break;
+	case '[':
+		if (STARTS(s, n, "[{\"kind\": ") && json_line(p, s, n))
+			return;
+		if (n == 2 && s[1] == ']') {
+			p->stats.other++; /* a compile without diagnostics */
+			return;
+		}
+		break;
 	case 'c':
 		if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
 		    STARTS(s, n,
@@ -2389,6 +2489,7 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->stash);
 	strbuf_release(&p->chainbuf);
 	strbuf_release(&p->keybuf);
+	strbuf_release(&p->jsonbuf);
 	strbuf_release(&p->line);
 	strbuf_release(&p->clean);
 	strbuf_release(&p->chain);

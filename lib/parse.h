@@ -14,7 +14,8 @@
  * or [-fpermissive] option, every note that follows, source and caret
  * blocks (GCC's gutter and clang's bare lines), ANSI colours, CRLF,
  * kbuild's "CC foo.o" lines, kernel-doc, objtool, modpost, assembler,
- * linker and other tool lines, make's own warnings, Kconfig's and dtc's.  A note belongs to
+ * linker and other tool lines, make's own warnings, Kconfig's and dtc's,
+ * and gcc's -fdiagnostics-format=json (an array a line, read exactly).  A note belongs to
  * the diagnostic it follows, unless GCC's own structure names another
  * compile of a `make -j` log: an include chain printed for the note names
  * its translation unit, and GCC prints a header's chain the first time a

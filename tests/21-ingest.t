@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..28"
+echo "1..29"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -131,6 +131,13 @@ for p in $pairs; do
 done
 [ "$(echo "$pairs" | wc -w)" = 6 ] && [ -z "$bad" ] && [ "$same" -ge 4 ]
 ok $? "clang's functions from the source: gcc's or none ($same of 6 gcc's${bad:+; wrong:$bad})"
+
+# issue 31: gcc's -fdiagnostics-format=json is read, not 0 warnings
+ingest j json "$data/json.log"
+[ "$(sql j "SELECT COUNT(*) FROM diagnostics")" = 5 ] &&
+	[ "$(sql j "SELECT COUNT(*) FROM notes")" = 3 ] &&
+	[ "$(sql j "SELECT COUNT(*) FROM diagnostics WHERE werror = 1")" = 1 ]
+ok $? "a -fdiagnostics-format=json log: its 5 warnings, 3 notes, 1 under -Werror"
 
 # issue 31: system headers keep their path: /usr/ before include/ is
 # no tree root, whether the tree's paths are relative or absolute
