@@ -921,12 +921,12 @@ static const char *chain_unit(struct strbuf *sb, const char *chain)
 /* D's translation unit, into its arena A: the compile it is from. */
 static char *diag_unit(struct parser *p, struct arena *a, const struct diag *d)
 {
-	const char *tu = NULL;
+	const char *tu;
 
-	if (d->include_chain)
-		tu = chain_unit(&p->keybuf, d->include_chain);
-	else if (d->file && is_tu(d->file, strlen(d->file)))
-		tu = d->file;
+	if (!d->include_chain)
+		return d->file && is_tu(d->file, strlen(d->file)) ? d->file :
+								    NULL;
+	tu = chain_unit(&p->keybuf, d->include_chain);
 	return tu ? arena_strdup(a, tu) : NULL;
 }
 
