@@ -71,6 +71,8 @@ struct parser {
 	char *pending_tu[PENDING_MAX];
 	/* its source came in GCC's gutter: GCC's rules for chains hold */
 	unsigned char pending_gcc[PENDING_MAX];
+	/* its unit is certain: a chain printed with it, or its own .c */
+	unsigned char pending_sure[PENDING_MAX];
 	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
 	size_t first, nr_pending; /* a ring: the oldest, and how many */
 	struct strbuf scratch, scratch2;
@@ -114,6 +116,7 @@ struct parser {
 	char *chain_outer; /* clang's outer lines, while an inner one is read */
 	/* a diagnostic came back to a compile after another's: make -j */
 	int interleaved;
+	int chain_was_fresh; /* chain_for() took the chain printed with it */
 
 	char **source_slot; /* where the next source line goes */
 	struct arena *slot_arena; /* and whose arena it is */
@@ -652,6 +655,7 @@ static void emit_oldest(struct parser *p)
 	memset(&p->pending[k], 0, sizeof(p->pending[k]));
 	p->pending_tu[k] = NULL;
 	p->pending_gcc[k] = 0;
+	p->pending_sure[k] = 0;
 	p->first = (k + 1) % PENDING_MAX;
 	p->nr_pending--;
 	p->source_slot = NULL;
@@ -880,7 +884,9 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 {
 	char *chain = NULL;
 
+	p->chain_was_fresh = 0;
 	if (p->fresh_chain && chain_fits(p->fresh_chain, file)) {
+		p->chain_was_fresh = 1;
 		chain = arena_strdup(a, chain_complete(p, p->fresh_chain));
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
@@ -1007,14 +1013,23 @@ static int is_temp_asm(const char *file, size_t len)
 	       !memcmp(base + 1, "cc", 2) && !memcmp(file + len - 2, ".s", 2);
 }
 
+/*
+ * D's object: its unit's from a kbuild "CC" line, else by kbuild's rule;
+ * the unit is UNIT when given, else the last file of D's include chain,
+ * else D's file (whose str_hash() is FH).
+ */
 static void object_for(struct parser *p, struct arena *a, struct diag *d,
-		       unsigned long fh)
+		       unsigned long fh, const char *unit)
 {
 	struct ctx_entry *e = NULL;
 	const char *tu = NULL;
 	size_t len = 0;
 
-	if (d->include_chain) {
+	if (unit) {
+		tu = unit;
+		len = strlen(unit);
+		e = ctx_find(&p->objects, unit);
+	} else if (d->include_chain) {
 		tu = chain_tu(d->include_chain, &len);
 		strbuf_reset(&p->scratch);
 		strbuf_add(&p->scratch, tu, len);
@@ -1348,6 +1363,38 @@ static struct diag *note_owner(struct parser *p, const char *f, const char *ntu)
 	return newest;
 }
 
+/* gcc's "in expansion of macro 'X'" or "in definition of macro 'X'" */
+static int is_macro_note(const char *msg, size_t n)
+{
+	return STARTS(msg, n, "in expansion of macro ") ||
+	       STARTS(msg, n, "in definition of macro ");
+}
+
+/*
+ * The pending diagnostic K, in a header, is of unit TU after all: its
+ * include chain came from what another compile printed for that header
+ * (under make -j, gcc prints a header's chain once a compile).  Its
+ * function and object are TU's; its chain is unknown.
+ */
+static void unit_fix(struct parser *p, size_t k, const char *tu)
+{
+	struct diag *d = &p->pending[k];
+	struct arena *a = &p->arenas[k];
+	const struct ctx_entry *e;
+
+	p->pending_tu[k] = arena_strdup(a, tu);
+	p->pending_sure[k] = 1;
+	d->include_chain = NULL;
+	if (!d->inline_chain) {
+		e = ctx_find(&p->funcs, p->pending_tu[k]);
+		d->function = e && e->value ? arena_strdup(a, e->value) : NULL;
+		if (d->kind == DIAG_WARNING)
+			subject_of(a, d);
+	}
+	d->object = NULL;
+	object_for(p, a, d, 0, p->pending_tu[k]);
+}
+
 static void add_note(struct parser *p, const char *file, size_t flen, long line,
 		     long col, const char *msg, size_t mlen)
 {
@@ -1370,8 +1417,20 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 	}
-	if (p->nr_pending)
+	if (p->nr_pending && !ntu && f && is_macro_note(msg, mlen)) {
+		size_t k = pending_at(p, p->nr_pending - 1);
+
+		/*
+		 * gcc writes "in expansion of macro" with its warning, at
+		 * once: it is the newest's, and a .c file names its unit
+		 */
+		d = &p->pending[k];
+		if (is_tu(f, strlen(f)) && !p->pending_sure[k] && d->file &&
+		    (!p->pending_tu[k] || strcmp(p->pending_tu[k], f)))
+			unit_fix(p, k, f);
+	} else if (p->nr_pending) {
 		d = note_owner(p, f, ntu);
+	}
 	if (!d) {
 		p->stats.orphan_notes++;
 		p->source_slot = NULL;
@@ -1418,6 +1477,7 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	fh = d->file ? str_hash(d->file) : 0;
 	d->include_chain = chain_for(p, a, d->file, fh);
 	tu = p->pending_tu[k] = diag_unit(p, a, d);
+	p->pending_sure[k] = p->chain_was_fresh || (tu && tu == d->file);
 	if (tu)
 		unit_seen(p, tu);
 	function_for(p, a, d, tu, fh);
@@ -1436,7 +1496,7 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	if (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR ||
 	    d->kind == DIAG_FATAL || d->kind == DIAG_KERNEL_DOC ||
 	    d->kind == DIAG_ASSEMBLER)
-		object_for(p, a, d, fh);
+		object_for(p, a, d, fh, NULL);
 	p->source_slot = &d->source;
 	p->slot_arena = a;
 	p->slot_line = line;

@@ -23,6 +23,34 @@ cases=(
 	"make-j:mj-a|owner"
 	"interleaved:twice"
 )
+# both compiles of make-j-shared include owner.h: a warning there is the
+# compile of the "in expansion of macro" note in its .c file written with
+# it, or of the "In file included from" line printed before it
+from_log_shared() { # LOG
+	awk '
+	function unit(f) { return f ~ /mj-s/ ? "A" : f ~ /mj-t/ ? "B" : "" }
+	function loc(s,  a) { split(s, a, ":"); return a[1] ":" a[2] ":" a[3] }
+	function fn(c) { return c in func ? func[c] : "(none)" }
+	/^In file included from / { inc = unit($0); next }
+	/^[^ ]+:[0-9]+:[0-9]+: warning: / {
+		split($0, a, ":"); c = unit(a[1]); if (c == "") c = inc
+		at[++nd] = loc($0); owner[nd] = c
+		fa[nd] = fn("A"); fb[nd] = fn("B"); last = nd; inc = ""; next
+	}
+	/^[^ ]+:[0-9]+:[0-9]+: note: in expansion of macro / {
+		split($0, a, ":"); owner[last] = unit(a[1])
+		notes[last] = notes[last] " " loc($0); next
+	}
+	/^[^ ]+: In function / {
+		split($0, a, ":"); c = unit(a[1]); if (c == "") c = inc
+		name = $0; sub(/^[^ ]+: In function ./, "", name)
+		sub(/.:$/, "", name); func[c] = name; next
+	}
+	END { for (i = 1; i <= nd; i++)
+		print at[i] " " (owner[i] == "A" ? fa[i] : fb[i]) ":" notes[i] }
+	' "$1"
+}
+
 # logs whose structure leaves notes open (clang under make -j): each note
 # placed otherwise than the compiles say must be one of those counted
 open_cases=(
@@ -35,7 +63,7 @@ open_cases=(
 loc_cases=(notes-owner clang16-chain lto-werror make-override kconfig dtc
 	objtool-section kernel-doc-path tmp-asm sysnote sysnote-abs shapes
 	clang16-shapes json)
-echo "1..$((2 * ${#cases[@]} + ${#open_cases[@]} + ${#loc_cases[@]}))"
+echo "1..$((2 * ${#cases[@]} + ${#open_cases[@]} + ${#loc_cases[@]} + 1))"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -99,6 +127,11 @@ for c in "${cases[@]}"; do
 		"$tmp/nlog" "$tmp/nexp"
 	check "$name: each note and function as the log's compiles say" "$tmp/log" "$tmp/exp"
 done
+from_log_shared "$data/make-j-shared.log" >"$tmp/log"
+from_expected "$data/make-j-shared.expected" >"$tmp/exp"
+check "make-j-shared: a warning in the header both include is its note's compile's" \
+	"$tmp/log" "$tmp/exp"
+
 # "WARNING-AT NOTE-AT" a line, from the lines that reading gives
 pairs() {
 	awk '{ split($0, h, ":"); at = h[1] ":" h[2] ":" h[3]
