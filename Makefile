@@ -100,7 +100,7 @@ FUZZ_SRC = tests/fuzz/fuzz-parse.c lib/parse.c common/strbuf.c common/util.c \
 $(B)/fuzz-parse: $(FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Icommon -Ilib \
-		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lcrypto
+		-fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -ljansson -lcrypto
 
 # The triage fuzzer: the POST body and the import line.
 FUZZ_TRIAGE_SRC = tests/fuzz/fuzz-triage.c lib/triage.c lib/json.c \

@@ -154,22 +154,27 @@ static int in_tree(const char *src, const char *s, const char *end)
 	return ret;
 }
 
-/* Does S start with one of the kernel's top-level directories and '/'? */
+/*
+ * Does S start with one of the kernel's top-level directories and '/'?
+ * 2 if it is one that a system directory does not also have (/usr/lib,
+ * /usr/include, /var/lib are no kernel tree): it confirms a tree root.
+ */
 static int is_top_dir(const char *s)
 {
+	/* the first three are system directories' names too */
 	static const char *const dirs[] = {
-		"arch",	   "block",   "certs",	  "crypto",   "drivers",
-		"fs",	   "include", "init",	  "io_uring", "ipc",
-		"kernel",  "lib",     "mm",	  "net",      "rust",
-		"samples", "scripts", "security", "sound",    "tools",
-		"usr",	   "virt",
+		"include",  "lib",     "usr",	"arch", "block",    "certs",
+		"crypto",   "drivers", "fs",	"init", "io_uring", "ipc",
+		"kernel",   "mm",      "net",	"rust", "samples",  "scripts",
+		"security", "sound",   "tools", "virt",
 	};
+	const size_t nr_shared = 3;
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		size_t l = strlen(dirs[i]);
 
 		if (!strncmp(s, dirs[i], l) && s[l] == '/')
-			return 1;
+			return i < nr_shared ? 1 : 2;
 	}
 	return 0;
 }
@@ -195,8 +200,11 @@ static int is_source_name(const char *s, size_t n)
  * printed path exists in the tree SRC (may be NULL), or the directory
  * above the path that holds the kernel's top-level Makefile when it is
  * on this machine, else the prefix before a kernel top-level directory
- * that most paths share ("../" for an old-style O= build).  NULL if
- * paths are relative.
+ * that most paths share ("../" for an old-style O= build).  Only a
+ * prefix the tree's own files confirm: on disk, or followed in the log
+ * by a directory only a kernel tree has (arch/, drivers/, kernel/...),
+ * never merely by include/ or lib/, which /usr/ and /var/ have too.
+ * NULL if paths are relative.
  */
 static char *ingest_find_root(const char *buf, size_t len, const char *src)
 {
@@ -204,6 +212,7 @@ static char *ingest_find_root(const char *buf, size_t len, const char *src)
 		char *prefix;
 		unsigned long votes;
 		int on_disk;
+		int tree_dir; /* followed by a directory only a tree has */
 	} c[16];
 	size_t nc = 0, best = 0;
 	const char *s = buf, *end = buf + len;
@@ -227,9 +236,11 @@ static char *ingest_find_root(const char *buf, size_t len, const char *src)
 			/* every '/' of the path: a candidate root */
 			for (const char *q = p; q < colon; q++) {
 				size_t l = (size_t)(q + 1 - p), i;
+				int top;
 
 				/* "/" alone is no tree root */
-				if (*q != '/' || l < 2 || !is_top_dir(q + 1))
+				if (*q != '/' || l < 2 ||
+				    !(top = is_top_dir(q + 1)))
 					continue;
 				for (i = 0; i < nc; i++)
 					if (strlen(c[i].prefix) == l &&
@@ -240,6 +251,7 @@ static char *ingest_find_root(const char *buf, size_t len, const char *src)
 						continue;
 					c[nc].prefix = xstrndup(p, l);
 					c[nc].votes = 0;
+					c[nc].tree_dir = 0;
 					c[nc].on_disk =
 						(src &&
 						 in_tree(src, q + 1, colon)) ||
@@ -248,20 +260,27 @@ static char *ingest_find_root(const char *buf, size_t len, const char *src)
 					nc++;
 				}
 				c[i].votes++;
+				if (top == 2)
+					c[i].tree_dir = 1;
 			}
 		}
 		if (!nl)
 			break;
 		s = nl + 1;
 	}
-	for (size_t i = 1; i < nc; i++)
-		if (c[i].on_disk > c[best].on_disk ||
+	/* unconfirmed prefixes ("/usr/" before include/) do not take part */
+	best = nc;
+	for (size_t i = 0; i < nc; i++) {
+		if (!c[i].on_disk && !c[i].tree_dir)
+			continue;
+		if (best == nc || c[i].on_disk > c[best].on_disk ||
 		    (c[i].on_disk == c[best].on_disk &&
 		     (c[i].votes > c[best].votes ||
 		      (c[i].votes == c[best].votes &&
 		       strlen(c[i].prefix) < strlen(c[best].prefix)))))
 			best = i;
-	if (nc)
+	}
+	if (best < nc)
 		ret = xstrdup(c[best].prefix);
 	for (size_t i = 0; i < nc; i++)
 		free(c[i].prefix);
@@ -368,8 +387,8 @@ static void ingest_check_end(const struct log_reader *r,
 			log_name(r));
 }
 
-int parse_log_into(struct build_writer *w, struct log_reader *r,
-		   const struct ingest_opts *o)
+int parse_log_into(struct parse_stats *out, struct build_writer *w,
+		   struct log_reader *r, const struct ingest_opts *o)
 {
 	struct ingest_ctx ic = { w,
 				 { o ? o->source : NULL, NULL, NULL, 0 },
@@ -426,6 +445,8 @@ int parse_log_into(struct build_writer *w, struct log_reader *r,
 		feed_line(&lf, carry.buf, carry.len);
 	parse_finish(p);
 	st = parse_get_stats(p);
+	if (out)
+		*out = *st;
 	bw_add_unparsed(w, st->unparsed);
 	if (st->unparsed) {
 		fprintf(stderr,
@@ -521,6 +542,7 @@ int cmd_ingest(int argc, char **argv)
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	struct log_reader *lr = NULL;
+	struct parse_stats st = { 0 };
 	sqlite3 *db = NULL;
 	long long tree_id, run_id, commit_id, build_id;
 	int argi, rc, fd = -1, ret = 2, is_new = 0;
@@ -618,7 +640,8 @@ int cmd_ingest(int argc, char **argv)
 		db_rollback(db);
 		goto out;
 	}
-	if ((map && ingest_object_map(w, map)) || parse_log_into(w, lr, &io) ||
+	if ((map && ingest_object_map(w, map)) ||
+	    parse_log_into(&st, w, lr, &io) ||
 	    (build_dir && bw_composites(w, &kb))) {
 		bw_abort(w);
 		goto out;
@@ -626,6 +649,9 @@ int cmd_ingest(int argc, char **argv)
 	if (bw_finish(&build_id, w))
 		goto out;
 	printf("build %lld: commit %s of tree %s\n", build_id, ref, tree);
+	/* make -j's interleaving that the log's own structure left open */
+	printf("%lu note%s placed by order only\n", st.order_notes,
+	       st.order_notes == 1 ? "" : "s");
 	ret = 0;
 out:
 	log_close(lr);

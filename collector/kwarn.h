@@ -35,6 +35,8 @@ int cmd_classify(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 
 /* What `kwarn ingest` does to a log besides parsing it. */
+struct parse_stats;
+
 struct ingest_opts {
 	const char *const *strip; /* prefixes to strip from file names */
 	size_t nr_strip;
@@ -66,10 +68,11 @@ void source_cache_release(struct source_cache *c);
  * Unparsed lines are counted into the build and the first few shown on
  * stderr, with the tree root found, the lines without the line prefix,
  * a log that ends mid-line and one that holds no compiler line at all.
- * Returns 0 or -1 on a read error (reported): the caller aborts W.
+ * The parser's counters go to *OUT unless it is NULL.  Returns 0 or -1
+ * on a read error (reported): the caller aborts W.
  */
-int parse_log_into(struct build_writer *w, struct log_reader *r,
-		   const struct ingest_opts *o);
+int parse_log_into(struct parse_stats *out, struct build_writer *w,
+		   struct log_reader *r, const struct ingest_opts *o);
 
 /* logread.c */
 

@@ -64,9 +64,9 @@ static void dump_stats(FILE *fp, const struct parse_stats *s)
 {
 	fprintf(fp,
 		"stats: lines %lu, diags %lu, notes %lu, orphan notes %lu,"
-		" unparsed %lu, other %lu, werror lines %lu\n",
-		s->lines, s->diags, s->notes, s->orphan_notes, s->unparsed,
-		s->other, s->werror_lines);
+		" by order %lu, unparsed %lu, other %lu, werror lines %lu\n",
+		s->lines, s->diags, s->notes, s->orphan_notes, s->order_notes,
+		s->unparsed, s->other, s->werror_lines);
 }
 
 static const char *const parsedump_usage[] = {

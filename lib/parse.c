@@ -3,6 +3,7 @@
  * A pure, streaming parser of GCC diagnostics in kernel build logs.
  * See parse.h for the contract.  No I/O, no SQL, no globals.
  */
+#include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,15 +67,28 @@ struct parser {
 	size_t nr_prefixes;
 
 	struct diag pending[PENDING_MAX];
-	char *pending_fnfile[PENDING_MAX]; /* file of its function header */
+	/* the translation unit of each, its compile under make -j, or NULL */
+	char *pending_tu[PENDING_MAX];
+	/* its source came in GCC's gutter: GCC's rules for chains hold */
+	unsigned char pending_gcc[PENDING_MAX];
+	/* its unit is certain: a chain printed with it, or its own .c */
+	unsigned char pending_sure[PENDING_MAX];
 	struct arena arenas[PENDING_MAX]; /* what each pending one owns */
 	size_t first, nr_pending; /* a ring: the oldest, and how many */
 	struct strbuf scratch, scratch2;
 	/* the last file name cleaned: its raw bytes and its clean name */
 	struct strbuf fraw, fclean;
 	struct strbuf chainbuf; /* scratch of chain_complete() */
+	struct strbuf keybuf; /* scratch of chain_unit() */
+	struct strbuf jsonbuf; /* scratch of json_line() */
 
-	struct ctx_map funcs; /* file -> function of its last header */
+	/*
+	 * compile -> function of its last header: GCC prints a header when
+	 * a compile's function changes, so a diagnostic without one is in
+	 * its compile's last; keyed by translation unit, or by the header's
+	 * file when its unit is not known
+	 */
+	struct ctx_map funcs;
 	struct ctx_map chains; /* file -> include chain last printed */
 	struct ctx_map objects; /* source file -> object from kbuild */
 	int single; /* one compiler's stream: see parse_set_single_stream() */
@@ -98,6 +112,11 @@ struct parser {
 	struct strbuf chain; /* an include chain being read */
 	int in_chain; /* its last line ended with ',' */
 	char *fresh_chain; /* complete, not yet given to a diagnostic */
+	unsigned long chain_end; /* the line that completed it */
+	char *chain_outer; /* clang's outer lines, while an inner one is read */
+	/* a diagnostic came back to a compile after another's: make -j */
+	int interleaved;
+	int chain_was_fresh; /* chain_for() took the chain printed with it */
 
 	char **source_slot; /* where the next source line goes */
 	struct arena *slot_arena; /* and whose arena it is */
@@ -114,6 +133,7 @@ static const char *const kind_names[] = {
 	[DIAG_LINKER] = "linker",	  [DIAG_BOOT] = "boot",
 	[DIAG_KERNEL_DOC] = "kernel-doc", [DIAG_OBJTOOL] = "objtool",
 	[DIAG_ASSEMBLER] = "assembler",	  [DIAG_MAKE] = "make",
+	[DIAG_KCONFIG] = "kconfig",	  [DIAG_DTC] = "dtc",
 };
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -303,6 +323,8 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->fclean, 0);
 	strbuf_init(&p->inl, 0);
 	strbuf_init(&p->chainbuf, 0);
+	strbuf_init(&p->keybuf, 0);
+	strbuf_init(&p->jsonbuf, 0);
 	strbuf_init(&p->stash, 0);
 	return p;
 }
@@ -631,7 +653,9 @@ static void emit_oldest(struct parser *p)
 	p->stats.diags++;
 	arena_reset(&p->arenas[k]);
 	memset(&p->pending[k], 0, sizeof(p->pending[k]));
-	p->pending_fnfile[k] = NULL;
+	p->pending_tu[k] = NULL;
+	p->pending_gcc[k] = 0;
+	p->pending_sure[k] = 0;
 	p->first = (k + 1) % PENDING_MAX;
 	p->nr_pending--;
 	p->source_slot = NULL;
@@ -668,12 +692,15 @@ static const char *chain_tu(const char *chain, size_t *len)
 	return last;
 }
 
-static int diag_mentions(const struct diag *d, const char *fnfile,
-			 const char *file)
+/*
+ * Does D, of translation unit TU, name FILE: as its own file, its unit,
+ * on its include chain or in one of its notes?
+ */
+static int diag_mentions(const struct diag *d, const char *tu, const char *file)
 {
 	if (d->file && !strcmp(d->file, file))
 		return 1;
-	if (fnfile && !strcmp(fnfile, file))
+	if (tu && !strcmp(tu, file))
 		return 1;
 	if (d->include_chain && chain_names(d->include_chain, file))
 		return 1;
@@ -683,12 +710,10 @@ static int diag_mentions(const struct diag *d, const char *fnfile,
 	return 0;
 }
 
-/* Is FILE the file of D, of its function header or on its include chain? */
-static int diag_owns(const struct diag *d, const char *fnfile, const char *file)
+static int is_ident_char(char c)
 {
-	return (d->file && !strcmp(d->file, file)) ||
-	       (fnfile && !strcmp(fnfile, file)) ||
-	       (d->include_chain && chain_names(d->include_chain, file));
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
 }
 
 /* Parse "123" at S; returns digits consumed (0 if none). */
@@ -750,8 +775,16 @@ static void chain_line(struct parser *p, const char *s, size_t n)
 	strbuf_addstr(&p->chain, file_scratch(p, &p->scratch, s, end));
 	p->in_chain = more;
 	if (!more) {
+		if (p->chain_outer) {
+			/* clang's: this level is inside the lines before */
+			strbuf_addstr(&p->chain, ", ");
+			strbuf_addstr(&p->chain, p->chain_outer);
+			free(p->chain_outer);
+			p->chain_outer = NULL;
+		}
 		free(p->fresh_chain);
 		p->fresh_chain = strbuf_detach(&p->chain, NULL);
+		p->chain_end = p->stats.lines;
 	}
 }
 
@@ -851,7 +884,9 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 {
 	char *chain = NULL;
 
+	p->chain_was_fresh = 0;
 	if (p->fresh_chain && chain_fits(p->fresh_chain, file)) {
+		p->chain_was_fresh = 1;
 		chain = arena_strdup(a, chain_complete(p, p->fresh_chain));
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
@@ -874,30 +909,78 @@ static char *chain_for(struct parser *p, struct arena *a, const char *file,
 }
 
 /*
- * The function around a diagnostic in FILE: the newest function header
- * printed for FILE or for any file of its include chain.
+ * The translation unit of an include chain, into SB: its last file when
+ * that is a unit (a partial chain ends in a header), else NULL.
+ */
+static const char *chain_unit(struct strbuf *sb, const char *chain)
+{
+	size_t len;
+	const char *tu = chain_tu(chain, &len);
+
+	if (!is_tu(tu, len))
+		return NULL;
+	strbuf_reset(sb);
+	strbuf_add(sb, tu, len);
+	return sb->buf;
+}
+
+/* D's translation unit, into its arena A: the compile it is from. */
+static char *diag_unit(struct parser *p, struct arena *a, const struct diag *d)
+{
+	const char *tu;
+
+	if (!d->include_chain)
+		return d->file && is_tu(d->file, strlen(d->file)) ? d->file :
+								    NULL;
+	tu = chain_unit(&p->keybuf, d->include_chain);
+	return tu ? arena_strdup(a, tu) : NULL;
+}
+
+/*
+ * Where a function header for FILE is kept in p->funcs, in p->keybuf:
+ * its compile's translation unit (FILE itself, or the last of the chain
+ * printed with the header or before for FILE), else FILE.
+ */
+static const char *header_key(struct parser *p, const char *file)
+{
+	const struct ctx_entry *e;
+	const char *chain = NULL, *tu = NULL;
+
+	if (is_tu(file, strlen(file)))
+		return file;
+	if (p->fresh_chain && chain_fits(p->fresh_chain, file))
+		chain = chain_complete(p, p->fresh_chain);
+	else if ((e = ctx_find(&p->chains, file)) != NULL && e->value)
+		chain = e->value;
+	else
+		chain = chain_after(p, file);
+	if (chain)
+		tu = chain_unit(&p->keybuf, chain);
+	return tu ? tu : file;
+}
+
+/*
+ * The function around D, of unit TU: the function of its compile's last
+ * header (GCC prints one whenever the function changes, and a header of
+ * another compile never names it), or of the last header of its file
+ * when its unit was not known.
  */
 static void function_for(struct parser *p, struct arena *a, struct diag *d,
-			 unsigned long fh, char **fnfile)
+			 const char *tu, unsigned long fh)
 {
-	struct ctx_entry *best = NULL, *e;
+	struct ctx_entry *e = NULL, *f;
 
 	if (!d->file)
 		return;
-	e = ctx_find_h(&p->funcs, d->file, fh);
-	if (e)
-		best = e;
-	for (size_t i = 0; d->include_chain && i < p->funcs.n; i++) {
-		e = &p->funcs.e[i];
-		if ((!best || e->seq > best->seq) &&
-		    chain_names(d->include_chain, e->file))
-			best = e;
+	if (tu)
+		e = ctx_find(&p->funcs, tu);
+	if (!tu || strcmp(tu, d->file)) {
+		f = ctx_find_h(&p->funcs, d->file, fh);
+		if (f && (!e || f->seq > e->seq))
+			e = f;
 	}
-	if (best) {
-		if (best->value)
-			d->function = arena_strdup(a, best->value);
-		*fnfile = arena_strdup(a, best->file);
-	}
+	if (e && e->value)
+		d->function = arena_strdup(a, e->value);
 }
 
 /*
@@ -921,14 +1004,32 @@ static struct ctx_entry *ctx_suffix(struct ctx_map *m, const char *file,
 	return best;
 }
 
+/* Is FILE[0..LEN) gcc's temporary assembler file, "/tmp/ccAbC123.s"? */
+static int is_temp_asm(const char *file, size_t len)
+{
+	const char *base = memrchr(file, '/', len);
+
+	return base && len - (size_t)(base + 1 - file) == 10 &&
+	       !memcmp(base + 1, "cc", 2) && !memcmp(file + len - 2, ".s", 2);
+}
+
+/*
+ * D's object: its unit's from a kbuild "CC" line, else by kbuild's rule;
+ * the unit is UNIT when given, else the last file of D's include chain,
+ * else D's file (whose str_hash() is FH).
+ */
 static void object_for(struct parser *p, struct arena *a, struct diag *d,
-		       unsigned long fh)
+		       unsigned long fh, const char *unit)
 {
 	struct ctx_entry *e = NULL;
 	const char *tu = NULL;
 	size_t len = 0;
 
-	if (d->include_chain) {
+	if (unit) {
+		tu = unit;
+		len = strlen(unit);
+		e = ctx_find(&p->objects, unit);
+	} else if (d->include_chain) {
 		tu = chain_tu(d->include_chain, &len);
 		strbuf_reset(&p->scratch);
 		strbuf_add(&p->scratch, tu, len);
@@ -950,6 +1051,8 @@ static void object_for(struct parser *p, struct arena *a, struct diag *d,
 	}
 	if (!e && tu && tu[0] == '/')
 		e = ctx_suffix(&p->objects, tu, len);
+	if (!e && tu && is_temp_asm(tu, len))
+		return; /* gcc's own "/tmp/ccXXXXXX.s": no object of ours */
 	if (e && e->value) {
 		d->object = arena_strdup(a, e->value);
 	} else if (tu && is_tu(tu, len)) {
@@ -1082,6 +1185,31 @@ static const struct {
 	{ "stack frame size ", 17, 2, NULL }, /* clang's -Wframe-larger-than */
 };
 
+/*
+ * The symbol of "expecting prototype for X(). Prototype was for Y()
+ * instead" at F: X, the name the comment documents, or Y when X is no
+ * identifier (a comment that names its file, "lib/minmax.c"); NULL when
+ * neither is one.
+ */
+static char *kdoc_symbol(struct arena *a, const char *f)
+{
+	static const char was[] = "Prototype was for ";
+
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = 0;
+
+		while (f[n] && is_ident_char(f[n]))
+			n++;
+		if (n && f[n] == '(' && !(f[0] >= '0' && f[0] <= '9'))
+			return arena_clean(a, f, n);
+		f = strstr(f, was);
+		if (!f)
+			break;
+		f += sizeof(was) - 1;
+	}
+	return NULL;
+}
+
 /* Kernel-doc's kind, and the symbol a file-scope warning names. */
 static void subject_of(struct arena *a, struct diag *d)
 {
@@ -1094,8 +1222,6 @@ static void subject_of(struct arena *a, struct diag *d)
 	n = strlen(m);
 	if (d->line && !d->col && !d->option) {
 		for (size_t i = 0; i < ARRAY_SIZE(kdoc_msgs); i++) {
-			const char *f, *e;
-
 			if (!starts(m, n, kdoc_msgs[i].word, kdoc_msgs[i].len))
 				continue;
 			d->kind = DIAG_KERNEL_DOC;
@@ -1103,11 +1229,8 @@ static void subject_of(struct arena *a, struct diag *d)
 			if (kdoc_msgs[i].which == 1) {
 				d->function = last_quoted_name(a, m);
 			} else if (kdoc_msgs[i].which == 2) {
-				f = m + kdoc_msgs[i].len;
-				e = strpbrk(f, "(. ");
-				if (e && e > f)
-					d->function = arena_clean(
-						a, f, (size_t)(e - f));
+				d->function =
+					kdoc_symbol(a, m + kdoc_msgs[i].len);
 			}
 			return;
 		}
@@ -1141,11 +1264,135 @@ static void subject_of(struct arena *a, struct diag *d)
 	}
 }
 
+/*
+ * A diagnostic of unit TU, the newest pending one, came: after another
+ * unit's, while an older one of TU is pending, it is make -j's.
+ */
+static void unit_seen(struct parser *p, const char *tu)
+{
+	size_t prev;
+
+	if (p->interleaved || p->nr_pending < 3)
+		return;
+	prev = pending_at(p, p->nr_pending - 2);
+	if (!p->pending_tu[prev] || !strcmp(p->pending_tu[prev], tu))
+		return;
+	for (size_t i = p->nr_pending - 2; i-- > 0;) {
+		const char *t = p->pending_tu[pending_at(p, i)];
+
+		if (t && !strcmp(t, tu))
+			p->interleaved = 1;
+	}
+}
+
 static struct diag *new_pending(struct parser *p)
 {
 	if (p->nr_pending == PENDING_MAX)
 		emit_oldest(p);
 	return &p->pending[pending_at(p, p->nr_pending++)];
+}
+
+/*
+ * Which pending diagnostic a note in F is, by GCC's own structure: the
+ * one it follows, unless the note names another compile.  NTU is the
+ * unit an include chain printed for the note names, or NULL.  A note
+ * that only its order places, where another compile's diagnostic could
+ * own it, is counted in order_notes.
+ */
+static struct diag *note_owner(struct parser *p, const char *f, const char *ntu)
+{
+	size_t kn = pending_at(p, p->nr_pending - 1), other = PENDING_MAX;
+	const char *dtu = p->pending_tu[kn];
+	struct diag *newest = &p->pending[kn];
+	int same = 0;
+
+	if (p->single || !f)
+		return newest;
+	/*
+	 * A note in a .c file is that compile's, once compiles are seen to
+	 * interleave; in a serial log it may be another unit's (LTO's
+	 * "previously declared here").
+	 */
+	if (!ntu && p->interleaved && is_tu(f, strlen(f)))
+		ntu = f;
+	if (ntu) {
+		if (!dtu || !strcmp(dtu, ntu))
+			return newest;
+		for (size_t i = p->nr_pending - 1; i-- > 0;) {
+			size_t k = pending_at(p, i);
+
+			if (p->pending_tu[k] && !strcmp(p->pending_tu[k], ntu))
+				return &p->pending[k];
+		}
+		p->stats.order_notes++;
+		return newest;
+	}
+	/* a header without a chain: a compile that has named it before */
+	if (!dtu || diag_mentions(newest, dtu, f))
+		return newest;
+	for (size_t i = p->nr_pending - 1; i-- > 0;) {
+		size_t k = pending_at(p, i);
+		const char *tu = p->pending_tu[k];
+
+		if (!tu || !diag_mentions(&p->pending[k], tu, f))
+			continue;
+		if (!strcmp(tu, dtu))
+			same = 1;
+		else if (other == PENDING_MAX)
+			other = k;
+	}
+	if (other == PENDING_MAX)
+		return newest;
+	if (!same) {
+		const struct ctx_entry *e = ctx_find(&p->chains, f);
+		const char *tu;
+
+		tu = e && e->value ? chain_unit(&p->keybuf, e->value) : NULL;
+		same = tu && !strcmp(tu, dtu);
+	}
+	/*
+	 * GCC prints a header's include chain the first time a compile
+	 * names it: had the newest's compile never named F, this note
+	 * would have had one.  clang prints none for notes.
+	 */
+	if (!same && p->pending_gcc[kn] && p->pending_gcc[other])
+		return &p->pending[other];
+	/* until compiles are seen to interleave, the log reads as serial */
+	if (p->interleaved)
+		p->stats.order_notes++;
+	return newest;
+}
+
+/* gcc's "in expansion of macro 'X'" or "in definition of macro 'X'" */
+static int is_macro_note(const char *msg, size_t n)
+{
+	return STARTS(msg, n, "in expansion of macro ") ||
+	       STARTS(msg, n, "in definition of macro ");
+}
+
+/*
+ * The pending diagnostic K, in a header, is of unit TU after all: its
+ * include chain came from what another compile printed for that header
+ * (under make -j, gcc prints a header's chain once a compile).  Its
+ * function and object are TU's; its chain is unknown.
+ */
+static void unit_fix(struct parser *p, size_t k, const char *tu)
+{
+	struct diag *d = &p->pending[k];
+	struct arena *a = &p->arenas[k];
+	const struct ctx_entry *e;
+
+	p->pending_tu[k] = arena_strdup(a, tu);
+	p->pending_sure[k] = 1;
+	d->include_chain = NULL;
+	if (!d->inline_chain) {
+		e = ctx_find(&p->funcs, p->pending_tu[k]);
+		d->function = e && e->value ? arena_strdup(a, e->value) : NULL;
+		if (d->kind == DIAG_WARNING)
+			subject_of(a, d);
+	}
+	d->object = NULL;
+	object_for(p, a, d, 0, p->pending_tu[k]);
 }
 
 static void add_note(struct parser *p, const char *file, size_t flen, long line,
@@ -1154,40 +1401,36 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 	struct diag *d = NULL;
 	struct diag_note *note;
 	char *f = file ? file_scratch(p, &p->scratch2, file, flen) : NULL;
+	const char *ntu = NULL;
 	struct arena *a;
-	size_t i;
 
 	/* An inline chain or include chain printed for a note is its own */
 	if (p->inline_fn && !p->in_inline)
 		inline_clear(p);
 	if (p->fresh_chain && chain_fits(p->fresh_chain, f)) {
+		const char *chain = chain_complete(p, p->fresh_chain);
+
+		/* it names the note's compile, and F's chain from now on */
+		if (f)
+			ctx_set(&p->chains, f, chain, ++p->seq);
+		ntu = chain_unit(&p->keybuf, chain);
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 	}
-	/*
-	 * In one compiler's output a note is the diagnostic's it follows.
-	 * Under make -j another compiler's lines may come between: an
-	 * older diagnostic takes the note only when the newest does not
-	 * name the note's file and the older one is in that file (or its
-	 * include chain is), not merely when one of its notes was.
-	 */
-	if (p->nr_pending) {
+	if (p->nr_pending && !ntu && f && is_macro_note(msg, mlen)) {
 		size_t k = pending_at(p, p->nr_pending - 1);
 
-		if (p->single || !f ||
-		    diag_mentions(&p->pending[k], p->pending_fnfile[k], f))
-			d = &p->pending[k];
+		/*
+		 * gcc writes "in expansion of macro" with its warning, at
+		 * once: it is the newest's, and a .c file names its unit
+		 */
+		d = &p->pending[k];
+		if (is_tu(f, strlen(f)) && !p->pending_sure[k] && d->file &&
+		    (!p->pending_tu[k] || strcmp(p->pending_tu[k], f)))
+			unit_fix(p, k, f);
+	} else if (p->nr_pending) {
+		d = note_owner(p, f, ntu);
 	}
-	for (i = p->nr_pending; !d && i-- > 1;) {
-		size_t k = pending_at(p, i - 1);
-
-		if (diag_owns(&p->pending[k], p->pending_fnfile[k], f)) {
-			d = &p->pending[k];
-			break;
-		}
-	}
-	if (!d && p->nr_pending)
-		d = &p->pending[pending_at(p, p->nr_pending - 1)];
 	if (!d) {
 		p->stats.orphan_notes++;
 		p->source_slot = NULL;
@@ -1219,9 +1462,10 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		     size_t mlen)
 {
 	struct diag *d = new_pending(p);
-	char **fnfile = &p->pending_fnfile[d - p->pending];
-	struct arena *a = &p->arenas[d - p->pending];
+	size_t k = (size_t)(d - p->pending);
+	struct arena *a = &p->arenas[k];
 	unsigned long fh;
+	char *tu;
 
 	d->kind = kind;
 	d->file = file ? arena_file(p, a, file, flen) : NULL;
@@ -1232,17 +1476,19 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		d->kind = DIAG_WARNING;
 	fh = d->file ? str_hash(d->file) : 0;
 	d->include_chain = chain_for(p, a, d->file, fh);
-	function_for(p, a, d, fh, fnfile);
+	tu = p->pending_tu[k] = diag_unit(p, a, d);
+	p->pending_sure[k] = p->chain_was_fresh || (tu && tu == d->file);
+	if (tu)
+		unit_seen(p, tu);
+	function_for(p, a, d, tu, fh);
 	if (p->inline_fn && !p->in_inline) {
 		/* "In function 'chk'," and its "inlined from" lines */
 		d->function = arena_strdup(a, p->inline_fn);
 		if (p->inline_chain)
 			d->inline_chain = arena_strdup(a, p->inline_chain);
-		if (d->file) {
-			ctx_set_h(&p->funcs, d->file, fh, p->inline_fn,
-				  ++p->seq);
-			*fnfile = arena_strdup(a, d->file);
-		}
+		if (d->file)
+			ctx_set(&p->funcs, tu ? tu : d->file, p->inline_fn,
+				++p->seq);
 		inline_clear(p);
 	}
 	if (d->kind == DIAG_WARNING)
@@ -1250,7 +1496,7 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	if (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR ||
 	    d->kind == DIAG_FATAL || d->kind == DIAG_KERNEL_DOC ||
 	    d->kind == DIAG_ASSEMBLER)
-		object_for(p, a, d, fh);
+		object_for(p, a, d, fh, NULL);
 	p->source_slot = &d->source;
 	p->slot_arena = a;
 	p->slot_line = line;
@@ -1325,8 +1571,9 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	    STARTS(rest, n, "At global scope:")) {
 		if (file)
 			ctx_set(&p->funcs,
-				file_scratch(p, &p->scratch, file, flen), NULL,
-				++p->seq);
+				header_key(p, file_scratch(p, &p->scratch, file,
+							   flen)),
+				NULL, ++p->seq);
 		return 1;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
@@ -1351,7 +1598,8 @@ static int function_header(struct parser *p, const char *file, size_t flen,
 	if (inlined)
 		inline_start(p, p->scratch2.buf);
 	if (file)
-		ctx_set(&p->funcs, file_scratch(p, &p->scratch, file, flen),
+		ctx_set(&p->funcs,
+			header_key(p, file_scratch(p, &p->scratch, file, flen)),
 			p->scratch2.buf, ++p->seq);
 	return 1;
 }
@@ -1466,6 +1714,45 @@ static int is_tool(const char *s, size_t n)
 	return TOOL_NONE;
 }
 
+/*
+ * Is S[0..N) a makefile: "Makefile", "GNUmakefile", "Kbuild",
+ * "scripts/Makefile.build", "foo.mk"?
+ */
+static int is_makefile(const char *s, size_t n)
+{
+	const char *base = memrchr(s, '/', n);
+	size_t bl;
+
+	if (base) {
+		n -= (size_t)(base + 1 - s);
+		s = base + 1;
+	}
+	bl = n;
+	return STARTS(s, bl, "Makefile") || STARTS(s, bl, "makefile") ||
+	       STARTS(s, bl, "GNUmakefile") || STARTS(s, bl, "Kbuild") ||
+	       (bl > 3 && !memcmp(s + bl - 3, ".mk", 3));
+}
+
+/*
+ * A tool's error that only says an earlier step failed: collect2's "ld
+ * returned 1 exit status", lto-wrapper's "gcc-12 returned 1 exit
+ * status", ld's "lto-wrapper failed".  The step's own diagnostics were
+ * printed before; these are not diagnostics of their own.
+ */
+static int is_follow_on(const char *m, size_t n)
+{
+	static const char tail[] = " exit status";
+	const char *r;
+
+	if (n == 18 && STARTS(m, n, "lto-wrapper failed"))
+		return 1;
+	if (n < sizeof(tail) ||
+	    memcmp(m + n - (sizeof(tail) - 1), tail, sizeof(tail) - 1))
+		return 0;
+	r = memmem(m, n, " returned ", 10);
+	return r != NULL;
+}
+
 /* "make: warning: ...", "make[4]: warning: ..." (S is the name). */
 static int is_make(const char *s, size_t n)
 {
@@ -1506,9 +1793,82 @@ static void objtool_line(struct parser *p, const char *obj, size_t olen,
 	a = &p->arenas[d - p->pending];
 	if (fl >= 2 && rest[fl - 2] == '(' && rest[fl - 1] == ')')
 		fl -= 2;
-	if (fl)
+	/* ".entry.text+0x1": an offset in a section, no symbol */
+	if (fl && rest[0] != '.')
 		d->function = arena_clean(a, rest, fl);
 	d->object = arena_strdup(a, d->file);
+}
+
+/*
+ * Kconfig's "FILE:LINE:warning: msg" (no blank after the line) and dtc's
+ * "FILE:L.C-L.C: Warning (check): /node: msg" or "FILE: Warning (check):
+ * msg": their own kinds, the check as the option and dtc's node as the
+ * function.  Returns 1 if S[0..N) was one.
+ */
+static int config_line(struct parser *p, const char *s, size_t n)
+{
+	const char *w = memmem(s, n, ":warning: ", 10), *sep;
+	long line = 0, col = 0;
+	size_t d, flen;
+
+	if (w && !memchr(s, ' ', (size_t)(w - s))) {
+		/* Kconfig: the number before ":warning: " is the line */
+		const char *c = memrchr(s, ':', (size_t)(w - s));
+
+		if (!c || c == s ||
+		    parse_num(c + 1, (size_t)(w - c - 1), &line) !=
+			    (size_t)(w - c - 1) ||
+		    !line)
+			return 0;
+		add_diag(p, DIAG_KCONFIG, s, (size_t)(c - s), line, 0, w + 10,
+			 n - (size_t)(w - s) - 10);
+		return 1;
+	}
+	sep = memmem(s, n, ": Warning (", 11);
+	if (!sep || memchr(s, ' ', (size_t)(sep - s)))
+		return 0;
+	flen = (size_t)(sep - s);
+	{
+		/* ":11.15-13.5": the start's line and column */
+		const char *c = memrchr(s, ':', flen);
+
+		if (c && (d = parse_num(c + 1, flen - (size_t)(c + 1 - s),
+					&line)) != 0) {
+			const char *q = c + 1 + d;
+
+			if (q < s + flen && *q == '.')
+				parse_num(q + 1, (size_t)(s + flen - q - 1),
+					  &col);
+			flen = (size_t)(c - s);
+		} else {
+			line = 0;
+		}
+	}
+	{
+		const char *chk = sep + 11, *end = s + n;
+		const char *close = memchr(chk, ')', (size_t)(end - chk));
+		struct diag *dg;
+		struct arena *a;
+		const char *msg;
+
+		if (!close || close + 2 > end || close[1] != ':')
+			return 0;
+		msg = close + 2;
+		add_diag(p, DIAG_DTC, s, flen, line, col, msg,
+			 (size_t)(end - msg));
+		dg = &p->pending[pending_at(p, p->nr_pending - 1)];
+		a = &p->arenas[dg - p->pending];
+		/* dtc's -W flag names the check: -Wno-unit_address_vs_reg */
+		dg->option = arena_alloc(a, (size_t)(close - chk) + 3);
+		memcpy(dg->option, "-W", 2);
+		clean_into(dg->option + 2, chk, (size_t)(close - chk));
+		if (dg->message[0] == '/' && strstr(dg->message, ": "))
+			dg->function =
+				arena_clean(a, dg->message,
+					    (size_t)(strstr(dg->message, ": ") -
+						     dg->message));
+	}
+	return 1;
 }
 
 /*
@@ -1616,6 +1976,14 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 				return 1;
 			}
 
+			if (w && STARTS(w + 11, rlen - (size_t)(w - rest) - 11,
+					"objtool: ")) {
+				/* objtool's line, passed on by the linker */
+				objtool_line(p, rest, (size_t)(w - rest),
+					     w + 20,
+					     rlen - (size_t)(w - rest) - 20);
+				return 1;
+			}
 			if (w) {
 				add_diag(p, DIAG_LINKER, rest,
 					 (size_t)(w - rest), 0, 0, w + 11,
@@ -1636,8 +2004,20 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 			continue;
 		if (tool == TOOL_LINKER && kind == DIAG_WARNING)
 			kind = DIAG_LINKER;
+		/* "Makefile:12: warning: overriding recipe ...": make's */
+		if (kind == DIAG_WARNING && !kinds[k].is_note && line && !col &&
+		    is_makefile(file, flen))
+			kind = DIAG_MAKE;
+		if (tool && (kind == DIAG_ERROR || kind == DIAG_FATAL) &&
+		    is_follow_on(rest + kinds[k].len, rlen - kinds[k].len)) {
+			p->stats.other++;
+			return 1;
+		}
 		if (kinds[k].is_note)
 			add_note(p, tool ? NULL : file, flen, line, col,
+				 rest + kinds[k].len, rlen - kinds[k].len);
+		else if (kind == DIAG_MAKE)
+			add_diag(p, kind, file, flen, line, 0,
 				 rest + kinds[k].len, rlen - kinds[k].len);
 		else
 			add_diag(p, kind, tool ? NULL : file, flen, line, col,
@@ -1767,6 +2147,8 @@ static int source_line(struct parser *p, const char *s, size_t n)
 	else
 		slot = source_slot_for(p, num, &a);
 	if (slot) {
+		if (a)
+			p->pending_gcc[a - p->arenas] = 1;
 		start = i + 2;
 		if (start < n && s[start] == ' ')
 			start++;
@@ -1850,6 +2232,95 @@ static int stdin_as_line(struct parser *p, const char *s, size_t n)
 		add_diag(p, DIAG_ERROR, NULL, 0, line, 0, r + 7, rn - 7);
 	else
 		return 0;
+	return 1;
+}
+
+/* The first location's caret of a JSON diagnostic: file, line, column. */
+static const char *json_caret(json_t *d, long *line, long *col)
+{
+	json_t *caret = json_object_get(
+		json_array_get(json_object_get(d, "locations"), 0), "caret");
+	const char *file = json_string_value(json_object_get(caret, "file"));
+
+	*line = (long)json_integer_value(json_object_get(caret, "line"));
+	*col = (long)json_integer_value(json_object_get(caret, "column"));
+	return file;
+}
+
+/*
+ * gcc's -fdiagnostics-format=json: one line, an array of diagnostics for
+ * one compile, each with its notes as "children".  Exact: nothing to
+ * pair, though gcc 12 prints neither the function nor the include chain.
+ * Returns 0 if S[0..N) is not such an array.
+ */
+static int json_line(struct parser *p, const char *s, size_t n)
+{
+	static const struct {
+		const char *kind;
+		enum diag_kind dk;
+	} jkinds[] = {
+		{ "warning", DIAG_WARNING },
+		{ "error", DIAG_ERROR },
+		{ "fatal error", DIAG_FATAL },
+		{ "sorry, unimplemented", DIAG_ERROR },
+		{ "internal compiler error", DIAG_FATAL },
+	};
+	json_t *all = json_loadb(s, n, 0, NULL), *d;
+	size_t i, j, k;
+	int single = p->single;
+
+	if (!json_is_array(all)) {
+		json_decref(all);
+		return 0;
+	}
+	/* a note is its parent's: no pairing by order or file */
+	p->single = 1;
+	json_array_foreach(all, i, d) {
+		const char *kind =
+			json_string_value(json_object_get(d, "kind"));
+		const char *msg =
+			json_string_value(json_object_get(d, "message"));
+		const char *opt =
+			json_string_value(json_object_get(d, "option"));
+		const char *file;
+		json_t *child;
+		long line, col;
+
+		if (!kind || !msg)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(jkinds); k++)
+			if (!strcmp(kind, jkinds[k].kind))
+				break;
+		file = json_caret(d, &line, &col);
+		if (k == ARRAY_SIZE(jkinds)) {
+			if (!strcmp(kind, "note"))
+				add_note(p, file, file ? strlen(file) : 0, line,
+					 col, msg, strlen(msg));
+			continue;
+		}
+		/* "message [-Wopt]", as the text says it, for split_option() */
+		strbuf_reset(&p->jsonbuf);
+		strbuf_addstr(&p->jsonbuf, msg);
+		if (opt) {
+			strbuf_addstr(&p->jsonbuf, " [");
+			strbuf_addstr(&p->jsonbuf, opt);
+			strbuf_addch(&p->jsonbuf, ']');
+		}
+		add_diag(p, jkinds[k].dk, file, file ? strlen(file) : 0, line,
+			 col, p->jsonbuf.buf, p->jsonbuf.len);
+		json_array_foreach(json_object_get(d, "children"), j, child) {
+			const char *cm = json_string_value(
+				json_object_get(child, "message"));
+			const char *cf = json_caret(child, &line, &col);
+
+			if (cm)
+				add_note(p, cf, cf ? strlen(cf) : 0, line, col,
+					 cm, strlen(cm));
+		}
+	}
+	p->single = single;
+	p->source_slot = NULL;
+	json_decref(all);
 	return 1;
 }
 
@@ -1937,6 +2408,14 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 	case 'I':
 		if (STARTS(s, n, "In file included from ")) {
 			strbuf_reset(&p->chain);
+			free(p->chain_outer);
+			p->chain_outer = NULL;
+			/* clang: a level a line, the outermost first */
+			if (p->fresh_chain &&
+			    p->chain_end + 1 == p->stats.lines) {
+				p->chain_outer = p->fresh_chain;
+				p->fresh_chain = NULL;
+			}
 			chain_line(p, s + 22, n - 22);
 			return;
 		}
@@ -1960,13 +2439,22 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		break;
 	case 'F':
 		if (STARTS(s, n, "FATAL: modpost: ")) {
-			add_diag(p, DIAG_FATAL, NULL, 0, 0, 0, s + 16, n - 16);
+			add_diag(p, DIAG_MODPOST, NULL, 0, 0, 0, s + 16,
+				 n - 16);
 			return;
 		}
 		break;
 	case '{':
 		if (STARTS(s, n, "{standard input}:") && stdin_as_line(p, s, n))
 			return;
+		break;
+	case '[':
+		if (STARTS(s, n, "[{\"kind\": ") && json_line(p, s, n))
+			return;
+		if (n == 2 && s[1] == ']') {
+			p->stats.other++; /* a compile without diagnostics */
+			return;
+		}
 		break;
 	case 'c':
 		if (STARTS(s, n, "cc1: all warnings being treated as errors") ||
@@ -1976,10 +2464,19 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 			return;
 		}
 		break;
+	case 'l':
+		if (STARTS(s, n,
+			   "lto1: all warnings being treated as errors") ||
+		    STARTS(s, n,
+			   "lto1: some warnings being treated as errors")) {
+			p->stats.werror_lines++;
+			return;
+		}
+		break;
 	default:
 		break;
 	}
-	if (diag_line(p, s, n))
+	if (diag_line(p, s, n) || config_line(p, s, n))
 		return;
 	other_line(p, s, n);
 }
@@ -2027,6 +2524,8 @@ void parse_finish(struct parser *p)
 		emit_oldest(p);
 	free(p->fresh_chain);
 	p->fresh_chain = NULL;
+	free(p->chain_outer);
+	p->chain_outer = NULL;
 	p->in_chain = 0;
 }
 
@@ -2043,6 +2542,7 @@ void parse_free(struct parser *p)
 		free(p->prefixes[i]);
 	free(p->prefixes);
 	free(p->fresh_chain);
+	free(p->chain_outer);
 	free(p->ld_function);
 	inline_clear(p);
 	for (size_t i = 0; i < p->nr_unparsed; i++)
@@ -2050,6 +2550,8 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->inl);
 	strbuf_release(&p->stash);
 	strbuf_release(&p->chainbuf);
+	strbuf_release(&p->keybuf);
+	strbuf_release(&p->jsonbuf);
 	strbuf_release(&p->line);
 	strbuf_release(&p->clean);
 	strbuf_release(&p->chain);
@@ -2079,19 +2581,160 @@ static const char *text_line(const char *text, size_t len, long n,
 	return s;
 }
 
-static int is_ident(char c)
+/* Words before a function's name that are not it (C's own, attributes). */
+static const struct {
+	const char *word;
+	int group; /* 1: its "(...)" follows and is skipped with it */
+} not_names[] = {
+	{ "void", 0 },
+	{ "char", 0 },
+	{ "short", 0 },
+	{ "int", 0 },
+	{ "long", 0 },
+	{ "unsigned", 0 },
+	{ "signed", 0 },
+	{ "float", 0 },
+	{ "double", 0 },
+	{ "_Bool", 0 },
+	{ "bool", 0 },
+	{ "const", 0 },
+	{ "volatile", 0 },
+	{ "static", 0 },
+	{ "inline", 0 },
+	{ "extern", 0 },
+	{ "struct", 0 },
+	{ "union", 0 },
+	{ "enum", 0 },
+	{ "register", 0 },
+	{ "restrict", 0 },
+	{ "__restrict", 0 },
+	{ "typeof", 1 },
+	{ "__typeof__", 1 },
+	{ "sizeof", 1 },
+	{ "__attribute__", 1 },
+	{ "__attribute", 1 },
+	{ "__printf", 1 },
+	{ "__scanf", 1 },
+	{ "__section", 1 },
+	{ "__aligned", 1 },
+	{ "__alloc_size", 1 },
+	{ "__must_hold", 1 },
+	{ "__acquires", 1 },
+	{ "__releases", 1 },
+	{ "__cond_acquires", 1 },
+	{ "__cond_releases", 1 },
+	{ "__counted_by", 1 },
+	{ "__diag_ignore", 1 },
+};
+
+/* Is S[0..N) one of not_names?  Its index + 1, or 0. */
+static size_t not_name(const char *s, size_t n)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
+	for (size_t i = 0; i < ARRAY_SIZE(not_names); i++)
+		if (strlen(not_names[i].word) == n &&
+		    !memcmp(not_names[i].word, s, n))
+			return i + 1;
+	return 0;
+}
+
+/* Is S[0..N) in capitals, a macro by the kernel's habit? */
+static int is_macro_name(const char *s, size_t n)
+{
+	int letter = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= 'a' && s[i] <= 'z')
+			return 0;
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			letter = 1;
+	}
+	return letter;
+}
+
+/*
+ * The name a declarator D[0..N) (comments already blanked) defines: the
+ * first identifier followed by "(" that is no type, keyword or attribute
+ * (whose own "(...)" is skipped), so that "static void (*get(int n))(int)"
+ * is get.  NULL for a function defined through a macro
+ * ("SYSCALL_DEFINE1(name, ...)", "DEFINE_SHOW(x)"): gcc names the
+ * function the macro makes, which the source does not spell.
+ */
+static char *declarator_name(const char *d, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t b, e, j, k;
+
+		if (!is_ident_char(d[i]) || (d[i] >= '0' && d[i] <= '9')) {
+			i++;
+			continue;
+		}
+		b = i;
+		while (i < n && is_ident_char(d[i]))
+			i++;
+		e = i;
+		for (j = e;
+		     j < n && (d[j] == ' ' || d[j] == '\t' || d[j] == '\n');
+		     j++)
+			;
+		if (j == n || d[j] != '(')
+			continue;
+		k = not_name(d + b, e - b);
+		if (k && not_names[k - 1].group) {
+			/* skip the attribute's balanced "(...)" */
+			int depth = 0;
+
+			for (i = j; i < n; i++) {
+				depth += d[i] == '(' ? 1 : d[i] == ')' ? -1 : 0;
+				if (!depth)
+					break;
+			}
+			continue;
+		}
+		if (k)
+			continue;
+		if (is_macro_name(d + b, e - b))
+			return NULL;
+		return clean_dup(d + b, e - b);
+	}
+	return NULL;
+}
+
+/*
+ * Does the line S[0..N), in column 0, open a function on the line of its
+ * name: "int f(int x) {"?  Not an initializer ("... = {").
+ */
+static int opens_on_decl(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (!n || s[n - 1] != '{' || s[0] == ' ' || s[0] == '\t' ||
+	    s[0] == '#' || s[0] == '}' || s[0] == '/' || s[0] == '*')
+		return 0;
+	return memchr(s, '(', n) && !memchr(s, '=', n);
+}
+
+/* Does line S[0..N) end a statement or a comment (not a declarator)? */
+static int ends_before_decl(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return !n || s[0] == '#' || s[n - 1] == ';' || s[n - 1] == '}' ||
+	       s[n - 1] == '{' ||
+	       (n >= 2 && s[n - 2] == '*' && s[n - 1] == '/');
 }
 
 char *diag_function_from_source(const char *text, size_t len, long line)
 {
+	struct strbuf decl = STRBUF_INIT;
 	const char *s;
+	char *name;
 	size_t n;
-	long open = 0;
+	long open = 0, first;
+	int same_line = 0;
 
-	/* up to the "{" or "}" in column 0 nearest above LINE */
+	/* the "{" that opens the function: in column 0, or after its name */
 	for (long i = line; i > 0 && !open; i--) {
 		s = text_line(text, len, i, &n);
 		if (!s)
@@ -2100,27 +2743,42 @@ char *diag_function_from_source(const char *text, size_t len, long line)
 			return NULL; /* between two functions */
 		if (n && s[0] == '{')
 			open = i;
+		else if (opens_on_decl(s, n))
+			open = i, same_line = 1;
 	}
-	/* the declarator above it: "name(" on a line starting in column 0 */
-	for (long i = open - 1; i > 0 && i > open - 8; i--) {
-		const char *paren, *e, *b;
-
+	if (!open)
+		return NULL;
+	/* the declarator: the lines above it back to a blank line or a ';' */
+	first = same_line ? open : open - 1;
+	while (first > 1 && first > open - 10) {
+		s = text_line(text, len, first - 1, &n);
+		if (!s || ends_before_decl(s, n))
+			break;
+		first--;
+	}
+	for (long i = first; i <= (same_line ? open : open - 1); i++) {
 		s = text_line(text, len, i, &n);
-		if (!s || !n || s[0] == ' ' || s[0] == '\t' || s[0] == '#' ||
-		    s[0] == '}' || s[0] == '/' || s[0] == '*')
-			continue;
-		paren = memchr(s, '(', n);
-		if (!paren)
-			continue;
-		e = paren;
-		while (e > s && e[-1] == ' ')
-			e--;
-		b = e;
-		while (b > s && is_ident(b[-1]))
-			b--;
-		if (b == e)
-			return NULL;
-		return clean_dup(b, (size_t)(e - b));
+		if (!s)
+			break;
+		if (i == open && same_line)
+			n = (size_t)((const char *)memrchr(s, '{', n) - s);
+		strbuf_add(&decl, s, n);
+		strbuf_addch(&decl, '\n');
 	}
-	return NULL;
+	/* blank the comments, so that no word in one is taken */
+	for (size_t i = 0; i + 1 < decl.len; i++) {
+		if (decl.buf[i] == '/' && decl.buf[i + 1] == '*') {
+			char *c = strstr(decl.buf + i + 2, "*/");
+			size_t end = c ? (size_t)(c - decl.buf) + 2 : decl.len;
+
+			memset(decl.buf + i, ' ', end - i);
+			i = end;
+		} else if (decl.buf[i] == '/' && decl.buf[i + 1] == '/') {
+			while (i < decl.len && decl.buf[i] != '\n')
+				decl.buf[i++] = ' ';
+		}
+	}
+	name = declarator_name(decl.buf, decl.len);
+	strbuf_release(&decl);
+	return name;
 }

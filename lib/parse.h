@@ -14,9 +14,13 @@
  * or [-fpermissive] option, every note that follows, source and caret
  * blocks (GCC's gutter and clang's bare lines), ANSI colours, CRLF,
  * kbuild's "CC foo.o" lines, kernel-doc, objtool, modpost, assembler,
- * linker and other tool lines, make's own warnings.  In one compiler's
- * stream a note belongs to the diagnostic it follows; lines of two
- * compilers interleaved by `make -j` are paired by file and order.
+ * linker and other tool lines, make's own warnings, Kconfig's and dtc's,
+ * and gcc's -fdiagnostics-format=json (an array a line, read exactly).  A note belongs to
+ * the diagnostic it follows, unless GCC's own structure names another
+ * compile of a `make -j` log: an include chain printed for the note names
+ * its translation unit, and GCC prints a header's chain the first time a
+ * compile names that header.  A note that only its order places, where
+ * another compile could own it, is counted (order_notes), never guessed.
  * Lines it cannot read are counted, and the first few kept.
  */
 
@@ -32,7 +36,9 @@ enum diag_kind {
 	DIAG_KERNEL_DOC, /* scripts/kernel-doc's "FILE:LINE: warning:" */
 	DIAG_OBJTOOL, /* "foo.o: warning: objtool: ..." */
 	DIAG_ASSEMBLER, /* "foo.S:12: Warning: ..." (GNU as) */
-	DIAG_MAKE, /* "make[4]: warning: ..." */
+	DIAG_MAKE, /* "make[4]: warning: ...", "Makefile:3: warning: ..." */
+	DIAG_KCONFIG, /* ".config:12:warning: override: ..." */
+	DIAG_DTC, /* "x.dts:11.15-13.5: Warning (check): /node: ..." */
 };
 
 struct diag_note {
@@ -75,6 +81,8 @@ struct parse_stats {
 	unsigned long diags; /* diagnostics emitted */
 	unsigned long notes; /* notes paired with a diagnostic */
 	unsigned long orphan_notes; /* notes with nothing to pair with */
+	unsigned long order_notes; /* notes placed by order only: another
+				      compile's diagnostic could own them */
 	unsigned long unparsed; /* lines that looked like a diagnostic
 					   but could not be read, overlong
 					   lines, unknown kinds */
@@ -129,9 +137,12 @@ const char *diag_kind_name(enum diag_kind kind);
 
 /*
  * The function whose body holds line LINE of the C source TEXT[0..LEN),
- * for compilers that print no "In function" header (clang): the
- * declarator above the nearest "{" in column 0, kernel style.  A new
- * string (free() it), or NULL when LINE is at file scope or unclear.
+ * for compilers that print no "In function" header (clang): the name
+ * the declarator above the nearest "{" in column 0 (or ending a column-0
+ * line that has its name) defines, as gcc names it: past attributes and
+ * the return type, inside "(*f(int))(int)".  A new string (free() it),
+ * or NULL when LINE is at file scope or unclear, or the function is made
+ * by a macro ("SYSCALL_DEFINE1(x, ...)": gcc names what the macro makes).
  */
 char *diag_function_from_source(const char *text, size_t len, long line);
 

@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..29"
+echo "1..36"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -152,6 +152,71 @@ else
 	ok 0 "# SKIP xz is not installed"
 	ok 0 "# SKIP xz is not installed"
 fi
+
+# issue 31: clang's function read from the source is the one gcc's "In
+# function" names on the same source, or none (a function made by a
+# macro), never the macro, a type or an attribute
+ingest f gcc "$data/shapes.log" --source "$data/src"
+ingest f clang "$data/clang16-shapes.log" --source "$data/src"
+pairs=$(sql f "SELECT g.line || ':' || g.function || ':' || IFNULL(c.function, '')
+	FROM diagnostics g JOIN builds bg ON bg.id = g.build_id
+	JOIN commits cg ON cg.id = bg.commit_id AND cg.sha = 'gcc'
+	JOIN diagnostics c ON c.file = g.file AND c.line = g.line
+	JOIN builds bc ON bc.id = c.build_id
+	JOIN commits cc ON cc.id = bc.commit_id AND cc.sha = 'clang'")
+same=0 bad=
+for p in $pairs; do
+	IFS=: read -r line g c <<<"$p"
+	if [ "$g" = "$c" ]; then
+		same=$((same + 1))
+	elif [ -n "$c" ]; then
+		bad="$bad $line:$c"
+	fi
+done
+[ "$(echo "$pairs" | wc -w)" = 6 ] && [ -z "$bad" ] && [ "$same" -ge 4 ]
+ok $? "clang's functions from the source: gcc's or none ($same of 6 gcc's${bad:+; wrong:$bad})"
+
+# issue 31: gcc's -fdiagnostics-format=json is read, not 0 warnings
+ingest j json "$data/json.log"
+[ "$(sql j "SELECT COUNT(*) FROM diagnostics")" = 5 ] &&
+	[ "$(sql j "SELECT COUNT(*) FROM notes")" = 3 ] &&
+	[ "$(sql j "SELECT COUNT(*) FROM diagnostics WHERE werror = 1")" = 1 ]
+ok $? "a -fdiagnostics-format=json log: its 5 warnings, 3 notes, 1 under -Werror"
+
+# issue 31: system headers keep their path: /usr/ before include/ is
+# no tree root, whether the tree's paths are relative or absolute
+ingest s rel "$data/sysnote.log"
+[ "$(sql s "SELECT GROUP_CONCAT(DISTINCT file) FROM (SELECT file FROM notes
+	ORDER BY file)")" = /usr/include/string.h,/usr/include/unistd.h ] &&
+	! grep -q "removed the tree root" "$tmp/err"
+ok $? "relative paths and /usr/include notes: nothing stripped"
+ingest s abs "$data/sysnote-abs.log"
+grep -q "removed the tree root '/var/tmp/kwarn-regen-abs/linux/'" "$tmp/err" &&
+	[ "$(sql s "SELECT COUNT(*) FROM notes WHERE file LIKE '/usr/include/%'")" = 6 ] &&
+	[ "$(sql s "SELECT COUNT(*) FROM diagnostics WHERE file = 'tools/sysnote.c'")" = 6 ]
+ok $? "an absolute tree: its root stripped, /usr/include kept"
+
+# issue 31: a note that only its order places is counted, and a serial
+# log (one compile after another) leaves none to order: every log of
+# the suite but the two whose compiles interleave
+bad=
+for log in "$data"/*.log; do
+	case $(basename "$log") in
+	make-j*.log | clang16-make-j.log | interleaved.log) continue ;;
+	esac
+	ingest order "$(basename "$log")" "$log"
+	grep -qx "0 notes placed by order only" "$tmp/out" ||
+		bad="$bad $(basename "$log")"
+done
+[ -z "$bad" ]
+ok $? "0 notes placed by order only on every serial log${bad:+ (not:$bad)}"
+ingest order make-j "$data/make-j.log"
+grep -qx "[0-9]* notes\{0,1\} placed by order only" "$tmp/out"
+ok $? "make -j's log: ingest says how many notes only order placed"
+ingest order clang-make-j "$data/clang16-make-j.log"
+n_order=$(sed -n 's/^\([0-9]*\) notes\{0,1\} placed by order only$/\1/p' "$tmp/out")
+[ "${n_order:-0}" -gt 0 ]
+ok $? "clang under make -j: the notes its structure leaves open are counted (${n_order:-none})"
 
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]

@@ -117,8 +117,8 @@ static int stats_equal(const struct parse_stats *a, const struct parse_stats *b)
 {
 	return a->lines == b->lines && a->diags == b->diags &&
 	       a->notes == b->notes && a->orphan_notes == b->orphan_notes &&
-	       a->unparsed == b->unparsed && a->other == b->other &&
-	       a->werror_lines == b->werror_lines;
+	       a->order_notes == b->order_notes && a->unparsed == b->unparsed &&
+	       a->other == b->other && a->werror_lines == b->werror_lines;
 }
 
 static void test_chunking(void)

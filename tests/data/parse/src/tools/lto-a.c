@@ -1,0 +1,6 @@
+long lto_twice(int x);
+
+int main(void)
+{
+	return (int)lto_twice(2);
+}

@@ -1,0 +1,4 @@
+int lto_twice(int x)
+{
+	return x * 2;
+}
