@@ -145,7 +145,8 @@ static long long ingest(sqlite3 *db, long long run, long position,
 	    store_commit(commit, db, &ci) || bw_begin(&w, db, *commit, &bi))
 		goto out;
 	fd = open(path, O_RDONLY);
-	if (fd < 0 || log_open(&lr, fd, path) || parse_log_into(NULL, w, lr, NULL)) {
+	if (fd < 0 || log_open(&lr, fd, path) ||
+	    parse_log_into(NULL, w, lr, NULL)) {
 		bw_abort(w);
 		goto out;
 	}
