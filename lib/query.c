@@ -623,6 +623,10 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		return error("cannot compare run %lld with run %lld: %s", run,
 			     older, sqlite3_errmsg(db));
 	}
+	if (query_triage_annotate(db, arr, "identity")) {
+		json_decref(arr);
+		return -1;
+	}
 	*out = arr;
 	return 0;
 }
@@ -1104,6 +1108,18 @@ void query_point_release(struct query_point *p)
 }
 
 /*
+ * The triage filter of a point's warnings: ?11 is a state of
+ * triage_states[], matched against the newest record of the warning's
+ * identity ('open' when it has none).  A macro of its own, and a
+ * parameter number past the statement's, so that it stays apart from
+ * how the warnings are paged.
+ */
+#define WQ_TRIAGE                                                 \
+	" AND (?11 IS NULL OR COALESCE((SELECT t.state FROM"      \
+	" triage_current t WHERE t.fingerprint = i.fingerprint)," \
+	" 'open') = ?11)"
+
+/*
  * The filters of a point's warnings.  OPTION ?5 is "-W" and the option,
  * or "-W" and the kind of a warning without one ("-Wmodpost"), as the
  * over-time table by option names it "modpost".
@@ -1113,7 +1129,8 @@ void query_point_release(struct query_point *p)
 	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
 	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
 	" i.option = ?5 OR (i.option IS NULL AND '-W' || i.kind = ?5))"   \
-	" AND (?6 IS NULL OR i.file IN (SELECT value FROM json_each(?6)))"
+	" AND (?6 IS NULL OR i.file IN"                                   \
+	" (SELECT value FROM json_each(?6)))" WQ_TRIAGE
 
 static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 		    const struct warn_filter *f, const char *option)
@@ -1124,6 +1141,7 @@ static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 	db_bind_text(st, 4, f->function);
 	db_bind_text(st, 5, option);
 	db_bind_text(st, 6, f->files);
+	db_bind_text(st, 11, f->triage);
 }
 
 static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
@@ -1273,6 +1291,9 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
+	/* what people decided about each: one answer wherever it is shown */
+	if (query_triage_annotate(db, arr, "identity"))
+		goto out;
 	*out = o;
 	o = NULL;
 	ret = 0;
@@ -1286,6 +1307,16 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(nt);
 	free(optbuf);
+	return ret;
+}
+
+/* "triage" into the one warning W, as query_triage_annotate() sets it. */
+static int triage_annotate_one(sqlite3 *db, json_t *w)
+{
+	json_t *one = json_pack("[O]", w);
+	int ret = query_triage_annotate(db, one, "identity");
+
+	json_decref(one);
 	return ret;
 }
 
@@ -1348,6 +1379,11 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return error("cannot look up warning '%s': %s", ident,
 			     sqlite3_errmsg(db));
+	if (*out && triage_annotate_one(db, *out)) {
+		json_decref(*out);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -2324,6 +2360,10 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 		json_decref(arr);
 		return error("cannot compare commits %lld and %lld: %s", from,
 			     to, sqlite3_errmsg(db));
+	}
+	if (query_triage_annotate(db, arr, "identity")) {
+		json_decref(arr);
+		return -1;
 	}
 	*out = arr;
 	return 0;

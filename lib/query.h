@@ -32,6 +32,7 @@ struct warn_filter {
 	const char *function;
 	const char *option; /* "-Wimplicit-fallthrough=" or without -W */
 	const char *files; /* a JSON array of paths (a subsystem's) */
+	const char *triage; /* a state of triage_states[] ("open": none) */
 	long limit, offset; /* limit <= 0: all */
 };
 
@@ -43,8 +44,9 @@ struct warn_filter {
  * line, column, function, option, message, kind, werror, source (the
  * line as printed), inline_chain, object, seen (how many objects printed
  * it at P), build, in_change, introduced and fixed (the commits of P's
- * run), reproducer, verdict, fix, reason (kwarn classify's, or null) and
- * notes.  Ordered by file, line, column.  Returns 0 or -1 (reported).
+ * run), reproducer, verdict, fix, reason (kwarn classify's, or null),
+ * notes and triage (query_triage_annotate()).  Ordered by file, line,
+ * column.  Returns 0 or -1 (reported).
  */
 int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 			 const struct warn_filter *f);
@@ -153,7 +155,7 @@ void query_run_facts_release(struct run_facts *f);
 /*
  * Warnings live at the base of RUN but not at the base of OLDER, as a new
  * array in *out of {file, line, column, function, option, message,
- * cause, identity}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
+ * cause, identity, triage (query_triage_annotate())}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
  * a warning that SPLIT has too comes from the compiler, any other from
  * the code; else every warning gets CAUSE.  Returns 0 or -1 (reported).
  */
@@ -243,9 +245,9 @@ int query_tree_dir(char **out, sqlite3 *db, const char *name);
  * Warning IDENT (its identity fingerprint, or an identities id) at commit
  * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
  * with commit_id, file, line, column, source, message, object, identity,
- * function, option, verdict, fix, reason, inline_chain, build, reproducer
- * and notes; *out is
- * NULL when there is none.  Returns 0 or -1 (reported).
+ * function, option, verdict, fix, reason, inline_chain, build, reproducer,
+ * notes and triage (query_triage_annotate()); *out is NULL when there is
+ * none.  Returns 0 or -1 (reported).
  */
 int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		  long long commit_id);
@@ -490,8 +492,9 @@ int query_run_series(const json_t *commits, sqlite3 *db, long long run_id,
  * Every warning live at commit FROM or at commit TO (any two commits, of
  * one run or of two), one row each, into *out: [{"identity",
  * "identity_id", "file", "line", "function", "option", "message",
- * "from", "to"}] where from and to are the state at each commit (null:
- * none), sorted by file and line.  0 or -1 (reported).
+ * "from", "to", "verdict", "fix", "reason", "triage"}] where from and to
+ * are the state at each commit (null: none), sorted by file and line.
+ * 0 or -1 (reported).
  */
 int query_diff(json_t **out, sqlite3 *db, long long from, long long to);
 
