@@ -169,10 +169,92 @@ static void add_count(json_t *o, const char *key, long long n)
 
 static json_t *zero_counts(void)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:{}}", "warnings",
+	json_t *by_triage = json_object();
+
+	for (size_t i = 0; triage_states[i]; i++)
+		json_object_set_new(by_triage, triage_states[i],
+				    json_integer(0));
+	return json_pack("{s:I, s:I, s:I, s:I, s:{}, s:o}", "warnings",
 			 (json_int_t)0, "new", (json_int_t)0, "fixed",
-			 (json_int_t)0, "not_built", (json_int_t)0,
-			 "by_option");
+			 (json_int_t)0, "not_built", (json_int_t)0, "by_option",
+			 "by_triage", by_triage);
+}
+
+/* Collect R's fingerprint and state when it is triaged other than open. */
+static int triaged_one(const struct triage_rec *r, void *ctx)
+{
+	if (strcmp(r->state, "open"))
+		json_array_append_new(ctx, json_pack("[s, s]", r->fingerprint,
+						     r->state));
+	return 0;
+}
+
+/*
+ * by_triage of every commit in ALL (query_run_counts()): its live
+ * warnings by the state of their identity's triage, "open" the rest.
+ * Read from the triage table outward, each identity triaged other than
+ * open to its live states in run RUN_ID: a few rows per decision, however
+ * many warnings the run has.  Returns 0 or -1 (reported).
+ */
+static int triage_counts(json_t *all, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *triaged = json_array(), *t, *cur, *v;
+	const char *key, *state;
+	size_t i;
+	int rc = SQLITE_DONE, ret = -1;
+
+	if (query_triage_each(db, 1, triaged_one, triaged) ||
+	    db_prepare(&st, db,
+		       "SELECT s.commit_id, COUNT(*) FROM identities i"
+		       " JOIN live_states s ON s.identity_id = i.id"
+		       " JOIN commits c ON c.id = s.commit_id"
+		       " WHERE i.fp_key = ?1 AND i.fingerprint = ?2"
+		       " AND c.run_id = ?3 GROUP BY s.commit_id"))
+		goto out;
+	json_array_foreach(triaged, i, t) {
+		const char *fp = json_string_value(json_array_get(t, 0));
+		long long fp_key;
+		char k[24];
+
+		state = json_string_value(json_array_get(t, 1));
+		if (ident_fingerprint_key(&fp_key, fp))
+			continue;
+		db_bind_int(st, 1, fp_key, 0);
+		db_bind_text(st, 2, fp);
+		db_bind_int(st, 3, run_id, 0);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			snprintf(k, sizeof(k), "%lld",
+				 sqlite3_column_int64(st, 0));
+			cur = json_object_get(all, k);
+			if (cur)
+				add_count(json_object_get(cur, "by_triage"),
+					  state, sqlite3_column_int64(st, 1));
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			error("cannot count the triaged warnings of run %lld:"
+			      " %s",
+			      run_id, sqlite3_errmsg(db));
+			goto out;
+		}
+	}
+	json_object_foreach(all, key, cur) {
+		json_t *bt = json_object_get(cur, "by_triage");
+		long long open =
+			json_integer_value(json_object_get(cur, "warnings"));
+
+		json_object_foreach(bt, state, v) {
+			if (strcmp(state, "open"))
+				open -= json_integer_value(v);
+		}
+		json_object_set_new(bt, "open", json_integer(open));
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	json_decref(triaged);
+	return ret;
 }
 
 int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
@@ -226,6 +308,8 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
+	if (triage_counts(all, db, run_id))
+		goto out;
 	{
 		const char *k;
 
@@ -1408,8 +1492,9 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 		goto out;
 	db_bind_int(st, 1, run_id, 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		static const char *const keys[] = { "warnings", "new", "fixed",
-						    "not_built", "by_option" };
+		static const char *const keys[] = { "warnings",	 "new",
+						    "fixed",	 "not_built",
+						    "by_option", "by_triage" };
 		json_t *c = json_object(), *n;
 		int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
 
@@ -1426,8 +1511,8 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 				c, keys[k],
 				built && n ? json_incref(json_object_get(
 						     n, keys[k])) :
-				k == ARRAY_SIZE(keys) - 1 ? json_object() :
-							    json_null());
+				!strncmp(keys[k], "by_", 3) ? json_object() :
+							      json_null());
 		json_object_set_new(c, "boot", json_col_str(st, 7));
 		json_array_append_new(arr, c);
 	}
@@ -1688,7 +1773,7 @@ int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
 	return 0;
 }
 
-int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id)
+int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db, long long id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -1699,12 +1784,13 @@ int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id)
 		       " FROM builds b WHERE b.commit_id = c.id)),"
 		       " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
 		       "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
-		       "  ON k.id = b.commit_id WHERE k.run_id = ?1)"
+		       "  ON k.id = b.commit_id WHERE k.run_id = ?1),"
+		       " (SELECT COALESCE(MAX(id), 0) FROM triage)"
 		       " FROM commits c WHERE c.run_id = ?1"))
 		return -1;
 	db_bind_int(st, 1, id, 0);
 	rc = sqlite3_step(st);
-	for (int i = 0; rc == SQLITE_ROW && i < 4; i++)
+	for (int i = 0; rc == SQLITE_ROW && i < QUERY_RUN_FP; i++)
 		fp[i] = sqlite3_column_int64(st, i);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)

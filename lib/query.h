@@ -88,10 +88,13 @@ int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
 /*
  * The counts at every commit of run RUN_ID, as a new JSON object keyed by
  * the commit's id in decimal: {"warnings", "new", "fixed", "not_built",
- * "by_option": {OPTION: N}}.  warnings counts the live states (new and
- * present, one per identity); by_option splits them by -W option, or by
- * kind for a warning without one.  Commits without a build count zero:
- * the caller knows which were built.  Returns 0 or -1 (reported).
+ * "by_option": {OPTION: N}, "by_triage": {STATE: N}}.  warnings counts
+ * the live states (new and present, one per identity); by_option splits
+ * them by -W option, or by kind for a warning without one; by_triage by
+ * the triage of their identity, every state of triage_states[] present,
+ * "open" the ones never triaged or reopened.  Commits without a build
+ * count zero: the caller knows which were built.  Returns 0 or -1
+ * (reported).
  */
 int query_run_counts(json_t **out, sqlite3 *db, long long run_id);
 
@@ -297,12 +300,15 @@ int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
 			   long long tree_id);
 
 /*
- * What a burn-down of run ID is made of, in four numbers: its commits,
- * the sum of their subjects' and states' lengths, the sum of their
- * newest build ids (a new build brings new states), and its newest boot;
- * a cache of the burn-down is good while they stay the same.  0 or -1.
+ * What a burn-down of run ID is made of, in QUERY_RUN_FP numbers: its
+ * commits, the sum of their subjects' and states' lengths, the sum of
+ * their newest build ids (a new build brings new states), its newest boot
+ * and the newest triage record (by_triage; records are only added); a
+ * cache of the burn-down is good while they stay the same.  0 or -1.
  */
-int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id);
+#define QUERY_RUN_FP 5
+int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db,
+			  long long id);
 
 /*
  * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):

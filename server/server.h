@@ -14,6 +14,7 @@
 
 /* maint.c: see maint.h */
 #include "maint.h"
+#include "query.h"
 
 /* reply.c */
 
@@ -72,7 +73,8 @@ int cache_sig_equal(const struct db_sig *a, const struct db_sig *b);
 struct cache_ent {
 	char *key; /* owned; NULL: a free slot */
 	struct db_sig sig; /* the database it was built from, if it matters */
-	long long fp[4]; /* what else tells it is current (a burn-down's) */
+	/* what else tells it is current (a burn-down's) */
+	long long fp[QUERY_RUN_FP];
 	struct blob *blob, *gz; /* one reference each, or NULL */
 	void *data; /* owned; retired, never freed, when the entry goes */
 	int building; /* nonzero: not to be given up (a request builds it) */
