@@ -1625,6 +1625,15 @@ int query_nightly_reports(json_t **out, sqlite3 *db)
 				     "a JSON object",
 				     run);
 		}
+		/* the decisions of now, not of that night */
+		if (json_is_array(json_object_get(rep, "new")) &&
+		    query_triage_annotate(db, json_object_get(rep, "new"),
+					  "identity")) {
+			json_decref(rep);
+			sqlite3_finalize(st);
+			json_decref(arr);
+			return -1;
+		}
 		json_array_append_new(arr, json_pack("{s:I, s:o}", "run",
 						     (json_int_t)run, "report",
 						     rep));

@@ -282,8 +282,9 @@ int query_runs(json_t **out, sqlite3 *db, long long tree_id);
 /*
  * What kwarn nightly reported of every nightly run it compared, oldest
  * first, as a new array in *out: {run, report} where report is the entry
- * it stored (store_nightly_report()).  Returns 0 or -1 (reported; a
- * stored report that is not a JSON object is an error).
+ * it stored (store_nightly_report()), each of its new warnings with its
+ * triage as it is now (query_triage_annotate()).  Returns 0 or -1
+ * (reported; a stored report that is not a JSON object is an error).
  */
 int query_nightly_reports(json_t **out, sqlite3 *db);
 int query_run(json_t **out, sqlite3 *db, long long id);

@@ -134,6 +134,7 @@ json_t *api_point_json(const struct query_point *p)
 struct wquery {
 	const struct query_point *p;
 	const char *state; /* NULL: new and present */
+	const char *triage; /* NULL: any */
 	const char *file, *function;
 	char *option; /* with its "-W" */
 	char *files; /* JSON array of files (subsystem), or NULL */
@@ -167,6 +168,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 	f.function = q->function;
 	f.option = q->option;
 	f.files = q->files;
+	f.triage = q->triage;
 	f.limit = q->limit;
 	f.offset = q->offset;
 	if (query_point_warnings(&got, db, q->p, &f))
@@ -178,6 +180,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 	api_set(reply->json, "offset", json_integer(q->offset));
 	api_set(reply->json, "state",
 		q->state ? json_string(q->state) : json_string("new,present"));
+	api_set(reply->json, "triage", q->triage ? jstr(q->triage) : NULL);
 	api_set(reply->json, "commit", api_point_json(q->p));
 	api_set(reply->json, "warnings",
 		json_incref(json_object_get(got, "warnings")));
@@ -229,6 +232,7 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	int ret = -1;
 
 	q.state = api_arg(r, "state");
+	q.triage = api_arg(r, "triage");
 	q.file = api_arg(r, "file");
 	q.function = api_arg(r, "function");
 	if (check_state(reply, q.state) ||
