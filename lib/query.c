@@ -1266,6 +1266,49 @@ static json_t *reproducer(sqlite3 *db, sqlite3_stmt *st, int obj_col,
 	return j;
 }
 
+/*
+ * "introduced_author" into each warning of ARR at point P: the author of
+ * the commit of P's run that introduced it, or null when it was there
+ * before the run (introduced is the base) or the commit names none.
+ */
+static int introduced_authors(sqlite3 *db, json_t *arr,
+			      const struct query_point *p)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	json_t *w;
+	int rc = SQLITE_DONE;
+
+	if (db_prepare(&st, db,
+		       "SELECT author FROM commits WHERE sha = ?1"
+		       " AND run_id = ?2 AND position > 0"))
+		return -1;
+	json_array_foreach(arr, i, w) {
+		const char *sha =
+			json_string_value(json_object_get(w, "introduced"));
+		json_t *author = NULL;
+
+		if (sha) {
+			db_bind_text(st, 1, sha);
+			db_bind_int(st, 2, p->run_id, 0);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				author = json_col_str(st, 0);
+			else if (rc != SQLITE_DONE)
+				break;
+			sqlite3_reset(st);
+			rc = SQLITE_DONE;
+		}
+		json_object_set_new(w, "introduced_author",
+				    author ? author : json_null());
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read the authors of commit %lld: %s",
+			     p->commit_id, sqlite3_errmsg(db));
+	return 0;
+}
+
 int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 			 const struct warn_filter *f)
 {
@@ -1376,7 +1419,8 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 	if (rc != SQLITE_DONE)
 		goto fail;
 	/* what people decided about each: one answer wherever it is shown */
-	if (query_triage_annotate(db, arr, "identity"))
+	if (query_triage_annotate(db, arr, "identity") ||
+	    introduced_authors(db, arr, p))
 		goto out;
 	*out = o;
 	o = NULL;
@@ -1844,7 +1888,10 @@ int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
 
 	*out = NULL;
 	if (db_prepare(&st, db,
-		       "SELECT i.file, SUM(s.state = 'new'), COUNT(*)"
+		       "SELECT i.file, SUM(s.state = 'new'), COUNT(*),"
+		       " SUM(COALESCE((SELECT t.state FROM triage_current t"
+		       "  WHERE t.fingerprint = i.fingerprint), 'open')"
+		       "  = 'open')"
 		       " FROM live_states s JOIN identities i"
 		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
 		       " GROUP BY i.file"))
@@ -1854,7 +1901,7 @@ int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *o = json_object();
 
-		json_set_cols(o, st, 0, "file:s new:i warnings:i");
+		json_set_cols(o, st, 0, "file:s new:i warnings:i open:i");
 		json_array_append_new(arr, o);
 	}
 	sqlite3_finalize(st);

@@ -44,9 +44,11 @@ struct warn_filter {
  * line, column, function, option, message, kind, werror, source (the
  * line as printed), inline_chain, object, seen (how many objects printed
  * it at P), build, in_change, introduced and fixed (the commits of P's
- * run), reproducer, verdict, fix, reason (kwarn classify's, or null),
- * notes and triage (query_triage_annotate()).  Ordered by file, line,
- * column.  Returns 0 or -1 (reported).
+ * run), introduced_author (the author of the commit of the run that
+ * introduced it, null when it predates the run), reproducer, verdict,
+ * fix, reason (kwarn classify's, or null), notes and triage
+ * (query_triage_annotate()).  Ordered by file, line, column.  Returns 0
+ * or -1 (reported).
  */
 int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 			 const struct warn_filter *f);
@@ -315,7 +317,7 @@ int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db,
  * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):
  * - query_point_files: the files that have a warning in any state;
  * - query_point_file_counts: per file with live warnings, {file, new,
- *   warnings}.
+ *   warnings, open (of those, the ones triaged open or never)}.
  */
 int query_point_files(json_t **out, sqlite3 *db, long long commit_id);
 int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id);
