@@ -31,8 +31,6 @@
 #define REPORTER "kwarn <kwarn@localhost>"
 #define EXCERPT_BEFORE 5
 #define EXCERPT_AFTER 2
-/* get_maintainer.pl leaves him out unless asked (--git-chief-penguins) */
-#define CHIEF_PENGUIN "<torvalds@linux-foundation.org>"
 
 static long long jint(json_t *o, const char *key)
 {
@@ -82,7 +80,7 @@ static void recipients(json_t *to, json_t *cc, json_t *seen,
 			na = maint_addresses(addr, ARRAY_SIZE(addr), m,
 					     match[k], "M");
 			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
-				if (!strstr(addr[j], CHIEF_PENGUIN))
+				if (!strstr(addr[j], MAINT_CHIEF_PENGUIN))
 					add_addr(to, seen, addr[j],
 						 strlen(addr[j]));
 		}

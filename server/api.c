@@ -155,6 +155,7 @@ static const struct param_rule {
 	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64", NULL },
 	{ "group", 1, 1, 1, ",1,", "1", NULL },
 	{ "triage", 1, 32, 1, NULL, NULL, triage_states },
+	{ "owner", 1, 256, 1, NULL, "a maintainer's name or address", NULL },
 };
 
 static const struct route {
@@ -172,10 +173,11 @@ static const struct route {
 	  "run state triage limit offset compiler arch" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/warnings", api_warnings,
-	  "run commit file function option subsystem state triage limit"
-	  " offset compiler arch" },
+	  "run commit file function option subsystem owner state triage"
+	  " limit offset compiler arch" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
 	{ "/api/subsystems", api_subsystems, "run commit compiler arch" },
+	{ "/api/maintainers", api_maintainers, "run commit compiler arch" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
 	  "run commit state triage limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },

@@ -210,6 +210,14 @@ int api_warnings(struct api_reply *reply, const struct api_req *r);
 int api_warning_source(struct api_reply *reply, const struct api_req *r);
 int api_subsystems(struct api_reply *reply, const struct api_req *r);
 int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r);
+/*
+ * GET /api/maintainers?run=&commit=: the people of the M: lines of the
+ * tree's MAINTAINERS, with the point's live warnings in their files:
+ * {"commit", "maintainers" (false: the tree has none), "owners": [{"name",
+ * "open" (never triaged or reopened), "warnings", "new", "files",
+ * "entries"}]}, most open first.  /api/warnings?owner= lists them.
+ */
+int api_maintainers(struct api_reply *reply, const struct api_req *r);
 int api_boot(struct api_reply *reply, const struct api_req *r);
 int api_trees(struct api_reply *reply, const struct api_req *r);
 /*

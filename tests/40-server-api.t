@@ -278,6 +278,46 @@ t "by_triage has every state, open first" \
 	jqe 'all(.[]; (.by_triage | keys_unsorted) == ["open", "confirmed",
 		"intended", "false-positive", "compiler-bug", "wontfix"])' "$tmp/bdt"
 
+# owners: the M: people of MAINTAINERS, and who brought a warning
+sqlite3 "$DB" "UPDATE commits SET author = 'Ann Author <ann@example.org>'
+	WHERE sha = '$C2'"
+t "introduced_author: c2's author on afs_c, null on what predates the run" \
+	jqe '[.warnings[] | [.function, .introduced_author]] ==
+		[["fw_a", null], ["fw_a", null], ["afs_b", null],
+		 ["afs_c", "Ann Author <ann@example.org>"], ["kw_inline", null],
+		 ["dev_x", null]]' <(get "/api/warnings?commit=$C2")
+get "/api/maintainers?commit=$C2" >"$tmp/own"
+t "maintainers at c2: each M: with the warnings of their files, most open first" \
+	jqe '.maintainers and .owners == [
+		{name: "Stefan Richter <stefanr@example.org>", open: 2,
+		 warnings: 2, new: 0, files: 1, entries: ["FIREWIRE SUBSYSTEM"]},
+		{name: "David Howells <dhowells@example.org>", open: 1,
+		 warnings: 2, new: 1, files: 1, entries: ["AFS FILESYSTEM"]}]' \
+	"$tmp/own"
+t "subsystems count open apart: AFS has 2 warnings, 1 open" \
+	jqe '.subsystems[] | select(.name == "AFS FILESYSTEM") |
+		.warnings == 2 and .open == 1' <(get "/api/subsystems?commit=$C2")
+bad=0
+while read -r name open all; do
+	o=$(printf %s "$name" | jq -sRr @uri)
+	a=$(get "/api/warnings?commit=$C2&owner=$o" | jq .total)
+	b=$(get "/api/warnings?commit=$C2&owner=$o&triage=open" | jq .total)
+	[ "$a" = "$all" ] && [ "$b" = "$open" ] || { bad=1; echo "# $name: $a/$b, want $all/$open"; }
+done < <(jq -r '.owners[] | "\(.name | split(" <")[1] | rtrimstr(">")) \(.open) \(.warnings)"' "$tmp/own")
+ok $bad "owner=ADDRESS lists each maintainer's warnings, and with triage=open their open count"
+t "owner= a part of a name, any case: stefan's 2" \
+	jqe '.total == 2 and .owner == "RICHTER" and all(.warnings[];
+		.file | startswith("drivers/firewire/"))' \
+	<(get "/api/warnings?commit=$C2&owner=RICHTER")
+t "owner= nobody: no warnings" jqe '.total == 0' \
+	<(get "/api/warnings?commit=$C2&owner=nobody@example.org")
+t "owner= with subsystem=: both hold" jqe -s '.[0].total == 0 and .[1].total == 2' \
+	<(get "/api/warnings?commit=$C2&owner=howells&subsystem=FIREWIRE%20SUBSYSTEM"
+	  get "/api/warnings?commit=$C2&owner=howells&subsystem=AFS%20FILESYSTEM")
+t "owner= empty: 400" err_is 400 "/api/warnings?owner=" "'owner': empty"
+t "maintainers with a parameter it does not take: 400" \
+	err_is 400 "/api/maintainers?owner=x" "unknown parameter 'owner'"
+
 # boots
 b2=$(jq '.[1].build' "$tmp/bd")
 b1=$(jq '.[0].build' "$tmp/bd")

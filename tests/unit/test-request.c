@@ -67,6 +67,8 @@ static const struct {
 	{ "/api/commits/1/warnings?triage=open", 200, "\"triage\":\"open\"" },
 	{ "/api/subsystems/X/warnings?triage=no", 400, "'triage'" },
 	{ "/api/diff?triage=open", 400, "unknown parameter 'triage'" },
+	{ "/api/maintainers?run=1", 200, "\"maintainers\":false" },
+	{ "/api/warnings?owner=x", 404, "no MAINTAINERS" },
 	{ "/api/warnings?file=%zz", 400, "bad query string" },
 	{ "/api/warnings?commit=%zz", 400, "bad query string" },
 	{ "/api/warnings?%zz=1", 400, "bad query string" },
