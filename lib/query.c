@@ -159,6 +159,14 @@ int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
 	return 0;
 }
 
+/*
+ * The triage state of identity row I (an SQL alias): its newest record's,
+ * 'open' when it has none.
+ */
+#define TRIAGE_STATE_OF(i)                               \
+	"COALESCE((SELECT t.state FROM triage_current t" \
+	" WHERE t.fingerprint = " i ".fingerprint), 'open')"
+
 /* Add N to the integer at KEY of object O. */
 static void add_count(json_t *o, const char *key, long long n)
 {
@@ -1193,15 +1201,11 @@ void query_point_release(struct query_point *p)
 
 /*
  * The triage filter of a point's warnings: ?11 is a state of
- * triage_states[], matched against the newest record of the warning's
- * identity ('open' when it has none).  A macro of its own, and a
- * parameter number past the statement's, so that it stays apart from
- * how the warnings are paged.
+ * triage_states[], matched against TRIAGE_STATE_OF the warning's
+ * identity.  A macro of its own, and a parameter number past the
+ * statement's, so that it stays apart from how the warnings are paged.
  */
-#define WQ_TRIAGE                                                 \
-	" AND (?11 IS NULL OR COALESCE((SELECT t.state FROM"      \
-	" triage_current t WHERE t.fingerprint = i.fingerprint)," \
-	" 'open') = ?11)"
+#define WQ_TRIAGE " AND (?11 IS NULL OR " TRIAGE_STATE_OF("i") " = ?11)"
 
 /*
  * The filters of a point's warnings.  OPTION ?5 is "-W" and the option,
@@ -1418,7 +1422,10 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
-	/* what people decided about each: one answer wherever it is shown */
+	/*
+	 * what people decided about each, one answer wherever it is shown,
+	 * and who brought it: read for the page alone
+	 */
 	if (query_triage_annotate(db, arr, "identity") ||
 	    introduced_authors(db, arr, p))
 		goto out;
@@ -1887,14 +1894,14 @@ int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
 	int rc;
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT i.file, SUM(s.state = 'new'), COUNT(*),"
-		       " SUM(COALESCE((SELECT t.state FROM triage_current t"
-		       "  WHERE t.fingerprint = i.fingerprint), 'open')"
-		       "  = 'open')"
-		       " FROM live_states s JOIN identities i"
-		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
-		       " GROUP BY i.file"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT i.file, SUM(s.state = 'new'), COUNT(*),"
+		    " SUM(" TRIAGE_STATE_OF(
+			    "i") " = 'open')"
+				 " FROM live_states s JOIN identities i"
+				 " ON i.id = s.identity_id WHERE s.commit_id = ?"
+				 " GROUP BY i.file"))
 		return -1;
 	db_bind_int(st, 1, commit_id, 0);
 	arr = json_array();
