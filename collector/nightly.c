@@ -331,12 +331,15 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 					json_object_get(sr, "status")),
 				msg ? ": " : "", msg ? msg : "");
 		}
-		if (json_integer_value(json_object_get(e, "settled")))
+		if (json_integer_value(json_object_get(e, "settled"))) {
+			long long n = json_integer_value(
+				json_object_get(e, "settled"));
+
 			fprintf(fp,
-				"   %lld of the new warnings triaged as no bug:"
-				" they do not count\n",
-				json_integer_value(
-					json_object_get(e, "settled")));
+				"   %lld new warning%s triaged as no bug, not"
+				" counted\n",
+				n, n == 1 ? "" : "s");
+		}
 		json_array_foreach(json_object_get(e, "new"), j, w) {
 			const char *fn = json_string_value(
 				json_object_get(w, "function"));

@@ -559,7 +559,8 @@ int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry)
 	json_array_foreach(news, i, w) {
 		json_t *in = json_object_get(w, "introduced");
 
-		if (json_is_object(in) && *report_str(in, "sha")) {
+		if (json_is_object(in) && *report_str(in, "sha") &&
+		    !report_is_settled(w)) {
 			introduced = in;
 			break;
 		}
