@@ -3,14 +3,17 @@
  * kwarn nightly: what a cron job runs.  Measure every installed kernel
  * tree (and a git branch, when asked) not measured before, try the series
  * on each, compare with the last nightly of the same tree and with the
- * newest older tree, and exit 1 naming every new warning.
+ * newest older tree, and exit 1 naming every new warning; a new warning
+ * whose identity is triaged as no bug to act on (report_is_settled()) is
+ * shown with its triage, and does not count.
  *
  * With --cc (repeatable), --warnings or --targets it runs a matrix: every
  * tree once per compiler, each compared with the nightlies of its own
  * compiler and spec, and the report has one entry per tree and compiler.
  * --mail FILE writes the mbox of report --format mail for what is new.
  *
- * Exit status: 0 nothing new, 1 new warnings (named), 2 could not measure.
+ * Exit status: 0 nothing new to act on, 1 new warnings (named), 2 could
+ * not measure.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -154,14 +157,15 @@ static int series_outcome(json_t *entry, const char *name, sqlite3 *db,
  * up); REBUILT, when
  * the compiler changed, PREV's tree rebuilt with RUN's compiler (or -1),
  * which tells the warnings of the new compiler from those of the code.
- * Returns how many new warnings there are.
+ * Returns how many new warnings there are that are not triaged as no bug
+ * (the entry's "settled" counts the others).
  */
 static int compare_run(json_t *report, sqlite3 *db, long long run,
 		       long long prev_run, long long rebuilt)
 {
 	struct run_facts me = { 0 }, prev = { 0 };
 	json_t *entry = json_object(), *news = json_array(), *n = NULL;
-	long long o = -1, count = 0;
+	long long o = -1, count = 0, settled = 0;
 	int nnew = -1;
 
 	if (query_run_facts(&me, db, run) ||
@@ -251,7 +255,15 @@ static int compare_run(json_t *report, sqlite3 *db, long long run,
 				json_array_append(news, w);
 		}
 	}
-	nnew = (int)json_array_size(news);
+	{
+		size_t i;
+		json_t *w;
+
+		json_array_foreach(news, i, w)
+			settled += report_is_settled(w);
+	}
+	nnew = (int)(json_array_size(news) - (size_t)settled);
+	json_object_set_new(entry, "settled", json_integer(settled));
 	json_object_set_new(entry, "new", news);
 	news = NULL;
 	json_array_append_new(report, entry);
@@ -319,6 +331,15 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 					json_object_get(sr, "status")),
 				msg ? ": " : "", msg ? msg : "");
 		}
+		if (json_integer_value(json_object_get(e, "settled"))) {
+			long long n = json_integer_value(
+				json_object_get(e, "settled"));
+
+			fprintf(fp,
+				"   %lld new warning%s triaged as no bug, not"
+				" counted\n",
+				n, n == 1 ? "" : "s");
+		}
 		json_array_foreach(json_object_get(e, "new"), j, w) {
 			const char *fn = json_string_value(
 				json_object_get(w, "function"));
@@ -334,6 +355,7 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 				json_string_value(json_object_get(w, "cause")),
 				json_string_value(
 					json_object_get(e, "compiler")));
+			report_triage_line(fp, w, "   ");
 			if (json_is_object(json_object_get(w, "introduced")))
 				fprintf(fp, "   introduced by %s (\"%s\")\n",
 					json_string_value(json_object_get(

@@ -8,6 +8,13 @@
  * and each build that printed it (or fixed it) an incident.  Every id
  * starts with the origin "kwarn:".  No property is ever null: what kwarn
  * does not know is left out, as the schema asks.
+ *
+ * What people decided about a warning (kwarn triage) is the issue's: v5
+ * has no triage state, so it goes in the issue's misc as "triage" (state,
+ * reason, who, at, origin, link); its link is the issue's report_url (the
+ * schema's "report describing the issue", such as the compiler's bug);
+ * and a compiler bug or a false positive names the tool, not the code, as
+ * its culprit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -241,11 +248,32 @@ static void add_boot(json_t *tests, json_t *e, const char *build_id)
 	free(id);
 }
 
+/*
+ * W's triage for the issue's misc: {state} for a warning never triaged,
+ * else its newest record without nulls, the time in RFC 3339.
+ */
+static json_t *triage_misc(json_t *w)
+{
+	json_t *t = json_object_get(w, "triage"), *o = json_object();
+
+	set_str(o, "state", report_str(t, "state"));
+	set_str(o, "reason", report_str(t, "reason"));
+	set_str(o, "who", report_str(t, "who"));
+	set_time(o, "at", jint(t, "at"));
+	set_str(o, "origin", report_str(t, "origin"));
+	set_str(o, "link", report_str(t, "link"));
+	return o;
+}
+
 static void add_issue(json_t *issues, json_t *seen, json_t *w)
 {
 	const char *ident = report_str(w, "identity");
 	const char *fn = report_str(w, "function");
 	const char *opt = report_str(w, "option");
+	const char *triage = report_str(json_object_get(w, "triage"), "state");
+	/* the compiler said something that is not so */
+	int tool = !strcmp(triage, "compiler-bug") ||
+		   !strcmp(triage, "false-positive");
 	json_t *is, *misc, *culprit;
 	char *id, *subject;
 
@@ -262,8 +290,15 @@ static void add_issue(json_t *issues, json_t *seen, json_t *w)
 	json_object_set_new(is, "version", json_integer(1));
 	json_object_set_new(is, "origin", json_string(ORIGIN));
 	json_object_set_new(is, "report_subject", json_string(subject));
-	culprit = json_pack("{s:b, s:b, s:b}", "code", 1, "tool", 0, "harness",
-			    0);
+	/*
+	 * XXX: a triage that changes the culprit leaves the version at 1,
+	 * which KCIDB reads to pick the newest description of an issue: a
+	 * report sent before the decision and one after have the same.
+	 */
+	set_str(is, "report_url",
+		report_str(json_object_get(w, "triage"), "link"));
+	culprit = json_pack("{s:b, s:b, s:b}", "code", !tool, "tool", tool,
+			    "harness", 0);
 	json_object_set_new(is, "culprit", culprit);
 	if (*fn) {
 		char *c = xstrfmt("in function '%s'", fn);
@@ -277,6 +312,7 @@ static void add_issue(json_t *issues, json_t *seen, json_t *w)
 	set_str(misc, "option", opt);
 	set_str(misc, "kind", report_str(w, "kind"));
 	set_str(misc, "message", report_str(w, "message"));
+	json_object_set_new(misc, "triage", triage_misc(w));
 	json_object_set_new(is, "misc", misc);
 	json_array_append_new(issues, is);
 	free(id);

@@ -5,7 +5,10 @@
  * maintainers already read: tree:, head:, commit:, config:, compiler: and
  * reproduce: lines, a Reported-by: to copy, "All warnings (new ones
  * prefixed by >>)" over the files with new warnings, and the source
- * around each new one.  To: is the commit's author and the M: entries of
+ * around each new one.  A new warning whose identity was triaged as no
+ * bug to act on (report_is_settled()) asks nothing of anyone: it brings
+ * no message, and is shown, marked and with its triage, only beside
+ * others.  To: is the commit's author and the M: entries of
  * MAINTAINERS for those files, Cc: their R: and L: entries, matched the
  * way get_maintainer.pl matches them (F:, X:, N:; not K:, which reads the
  * files' text).  kwarn sends nothing itself:
@@ -28,8 +31,6 @@
 #define REPORTER "kwarn <kwarn@localhost>"
 #define EXCERPT_BEFORE 5
 #define EXCERPT_AFTER 2
-/* get_maintainer.pl leaves him out unless asked (--git-chief-penguins) */
-#define CHIEF_PENGUIN "<torvalds@linux-foundation.org>"
 
 static long long jint(json_t *o, const char *key)
 {
@@ -79,7 +80,7 @@ static void recipients(json_t *to, json_t *cc, json_t *seen,
 			na = maint_addresses(addr, ARRAY_SIZE(addr), m,
 					     match[k], "M");
 			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
-				if (!strstr(addr[j], CHIEF_PENGUIN))
+				if (!strstr(addr[j], MAINT_CHIEF_PENGUIN))
 					add_addr(to, seen, addr[j],
 						 strlen(addr[j]));
 		}
@@ -183,9 +184,16 @@ static void add_excerpt(struct strbuf *sb, json_t *w, const char *text)
 	strbuf_addch(sb, '\n');
 }
 
-/* One warning as gcc printed it, each line prefixed by MARK. */
+/* W is new and not triaged as no bug: what a message is sent for. */
+static int is_to_act_on(json_t *w)
+{
+	return !strcmp(report_str(w, "state"), "new") && !report_is_settled(w);
+}
+
+/* One warning as gcc printed it, and its triage, each line after MARK. */
 static void add_warning(struct strbuf *sb, json_t *w, const char *mark)
 {
+	struct strbuf t = STRBUF_INIT;
 	const char *opt = report_str(w, "option");
 	size_t i;
 	json_t *n;
@@ -215,6 +223,13 @@ static void add_warning(struct strbuf *sb, json_t *w, const char *mark)
 		add_clean(sb, report_str(n, "message"));
 		strbuf_addch(sb, '\n');
 	}
+	if (report_triage_text(&t, w)) {
+		strbuf_addstr(sb, mark);
+		strbuf_addstr(sb, "triage: ");
+		add_clean(sb, t.buf);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_release(&t);
 }
 
 /*
@@ -283,7 +298,7 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
 		const char *file = report_str(w, "file");
 
-		if (strcmp(report_str(w, "state"), "new"))
+		if (!is_to_act_on(w))
 			continue;
 		nnew++;
 		if (!first)
@@ -373,7 +388,7 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
 		char *text;
 
-		if (strcmp(report_str(w, "state"), "new"))
+		if (!is_to_act_on(w))
 			continue;
 		text = file_at(git_dir, report_str(e, "commit"),
 			       report_str(w, "file"));
@@ -412,6 +427,19 @@ static int write_mbox(FILE *fp, const char *msg)
 	return fputc('\n', fp) == EOF ? -1 : 0;
 }
 
+/* 1 if point E has a new warning to act on (is_to_act_on()), else 0. */
+static int has_to_act_on(json_t *e)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
+		if (is_to_act_on(w))
+			return 1;
+	}
+	return 0;
+}
+
 int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 {
 	json_t *arr = NULL, *info = NULL, *e;
@@ -441,7 +469,7 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 		struct strbuf sb = STRBUF_INIT;
 		int bad;
 
-		if (jint(e, "position") == 0 || !jint(e, "new") ||
+		if (jint(e, "position") == 0 || !has_to_act_on(e) ||
 		    !json_is_integer(json_object_get(e, "build")))
 			continue;
 		if (query_build_info(&build, db, jint(e, "build")))
@@ -489,9 +517,11 @@ int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry)
 	const char *maint_text;
 	char *git_dir = NULL;
 	size_t i;
-	int ret = -1;
+	int ret = -1, act = 0;
 
-	if (!json_array_size(news))
+	json_array_foreach(news, i, w)
+		act |= !report_is_settled(w);
+	if (!act)
 		return 0;
 	if (report_run_json(&arr, db, jint(entry, "run")) ||
 	    query_run_info(&info, db, jint(entry, "run")))
@@ -529,7 +559,8 @@ int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry)
 	json_array_foreach(news, i, w) {
 		json_t *in = json_object_get(w, "introduced");
 
-		if (json_is_object(in) && *report_str(in, "sha")) {
+		if (json_is_object(in) && *report_str(in, "sha") &&
+		    !report_is_settled(w)) {
 			introduced = in;
 			break;
 		}

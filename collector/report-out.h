@@ -27,4 +27,21 @@ int report_mail_nightly(FILE *fp, sqlite3 *db, json_t *entry);
 /* The string at KEY of O, or "" (never NULL). */
 const char *report_str(json_t *o, const char *key);
 
+/*
+ * 1 if warning W (with the "triage" of query_triage_annotate()) is
+ * triaged as no bug to act on (triage_is_settled()), else 0.
+ */
+int report_is_settled(json_t *w);
+
+struct strbuf;
+
+/*
+ * Append W's triage to SB as "STATE by WHO on DAY: REASON <LINK>" and
+ * return 1; return 0 and append nothing when W was never triaged.
+ */
+int report_triage_text(struct strbuf *sb, json_t *w);
+
+/* W's triage as a line "INDENTtriage: ..." on FP, or nothing. */
+void report_triage_line(FILE *fp, json_t *w, const char *indent);
+
 #endif

@@ -7,7 +7,11 @@
  * SRCROOT), its notes as relatedLocations, its function as a
  * logicalLocation, kwarn's identity as a partial fingerprint, and its
  * baselineState against the previous point: new, unchanged, or absent
- * (fixed here).  Not-built warnings are left out: nothing was measured.
+ * (fixed here).  A warning triaged as no bug to act on (intended, a false
+ * positive, a compiler bug, won't fix) is suppressed: an external
+ * suppression, accepted, its reason the justification; every result says
+ * its triage in its properties.  Not-built warnings are left out: nothing
+ * was measured.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +200,17 @@ static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base,
 	if (*report_str(w, "reproducer"))
 		json_object_set_new(props, "reproducer",
 				    json_string(report_str(w, "reproducer")));
+	json_object_set_new(props, "triage",
+			    json_deep_copy(json_object_get(w, "triage")));
 	json_object_set_new(res, "properties", props);
+	/* absent, not empty, for the others: nothing suppresses them */
+	if (report_is_settled(w))
+		json_object_set_new(
+			res, "suppressions",
+			json_pack("[{s:s, s:s, s:s}]", "kind", "external",
+				  "status", "accepted", "justification",
+				  report_str(json_object_get(w, "triage"),
+					     "reason")));
 	return res;
 }
 

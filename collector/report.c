@@ -33,7 +33,7 @@ static long long jint(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
-/* A warning, its notes, verdict and reproducer, marked MARK. */
+/* A warning, its notes, verdict, triage and reproducer, marked MARK. */
 static void print_warning(FILE *fp, json_t *w, const char *mark)
 {
 	size_t i;
@@ -56,6 +56,7 @@ static void print_warning(FILE *fp, json_t *w, const char *mark)
 	else if (*jstr(w, "verdict")) /* unsure: no fix to suggest */
 		fprintf(fp, "   %s, no fix suggested (read both cases): %s\n",
 			jstr(w, "verdict"), jstr(w, "reason"));
+	report_triage_line(fp, w, "   ");
 	if (*jstr(w, "reproducer")) {
 		const char *p = jstr(w, "reproducer"), *nl;
 
@@ -67,6 +68,37 @@ static void print_warning(FILE *fp, json_t *w, const char *mark)
 				break;
 		}
 	}
+}
+
+/*
+ * The last built point's live warnings by triage (by_triage), when any
+ * is triaged: "triage at #4: 12 open, 3 intended, 1 compiler-bug".
+ */
+static void print_triage_counts(FILE *fp, json_t *arr)
+{
+	json_t *last = NULL, *e, *bt, *v;
+	const char *state;
+	long long triaged = 0;
+	size_t i;
+
+	json_array_foreach(arr, i, e) {
+		if (json_is_integer(json_object_get(e, "build")))
+			last = e;
+	}
+	bt = json_object_get(last, "by_triage");
+	json_object_foreach(bt, state, v) {
+		if (strcmp(state, "open"))
+			triaged += json_integer_value(v);
+	}
+	if (!triaged)
+		return;
+	fprintf(fp, "triage at #%lld: %lld open", jint(last, "position"),
+		jint(bt, "open"));
+	json_object_foreach(bt, state, v) {
+		if (strcmp(state, "open") && json_integer_value(v))
+			fprintf(fp, ", %lld %s", json_integer_value(v), state);
+	}
+	fputc('\n', fp);
 }
 
 static void bar(FILE *fp, long long n, long long max)
@@ -179,6 +211,7 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 		bar(fp, jint(e, "warnings"), max);
 		fprintf(fp, " %.50s\n", jstr(e, "subject"));
 	}
+	print_triage_counts(fp, arr);
 	json_decref(arr);
 	return report_print_compilers(fp, db, run_id);
 }

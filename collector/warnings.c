@@ -8,6 +8,8 @@
 #include "kwarn.h"
 #include "options.h"
 #include "query.h"
+#include "report-out.h"
+#include "triage.h"
 #include "util.h"
 #include "banned.h"
 
@@ -48,12 +50,14 @@ void query_print_text(FILE *fp, json_t *warnings)
 					json_object_get(n, "column")),
 				str_of(n, "message"));
 		}
+		report_triage_line(fp, w, "    ");
 	}
 }
 
 static const char *const warnings_usage[] = {
 	"kwarn warnings --db FILE [--commit REF] [--file F] [--function FN]",
-	"               [--option OPT] [--state S] [--format text|json]",
+	"               [--option OPT] [--state S] [--triage STATE]",
+	"               [--format text|json]",
 	NULL,
 };
 
@@ -80,6 +84,10 @@ int cmd_warnings(int argc, char **argv)
 		OPT_CHOICE(0, "state", &f.state, "S",
 			   "warnings in this state (default: new and present)",
 			   states),
+		OPT_CHOICE(
+			0, "triage", &f.triage, "STATE",
+			"warnings triaged so (open: not triaged, or reopened)",
+			triage_states),
 		OPT_CHOICE(0, "format", &format, "F", "output", formats),
 		OPT_END,
 	};

@@ -159,6 +159,14 @@ int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
 	return 0;
 }
 
+/*
+ * The triage state of identity row I (an SQL alias): its newest record's,
+ * 'open' when it has none.
+ */
+#define TRIAGE_STATE_OF(i)                               \
+	"COALESCE((SELECT t.state FROM triage_current t" \
+	" WHERE t.fingerprint = " i ".fingerprint), 'open')"
+
 /* Add N to the integer at KEY of object O. */
 static void add_count(json_t *o, const char *key, long long n)
 {
@@ -169,10 +177,92 @@ static void add_count(json_t *o, const char *key, long long n)
 
 static json_t *zero_counts(void)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:{}}", "warnings",
+	json_t *by_triage = json_object();
+
+	for (size_t i = 0; triage_states[i]; i++)
+		json_object_set_new(by_triage, triage_states[i],
+				    json_integer(0));
+	return json_pack("{s:I, s:I, s:I, s:I, s:{}, s:o}", "warnings",
 			 (json_int_t)0, "new", (json_int_t)0, "fixed",
-			 (json_int_t)0, "not_built", (json_int_t)0,
-			 "by_option");
+			 (json_int_t)0, "not_built", (json_int_t)0, "by_option",
+			 "by_triage", by_triage);
+}
+
+/* Collect R's fingerprint and state when it is triaged other than open. */
+static int triaged_one(const struct triage_rec *r, void *ctx)
+{
+	if (strcmp(r->state, "open"))
+		json_array_append_new(ctx, json_pack("[s, s]", r->fingerprint,
+						     r->state));
+	return 0;
+}
+
+/*
+ * by_triage of every commit in ALL (query_run_counts()): its live
+ * warnings by the state of their identity's triage, "open" the rest.
+ * Read from the triage table outward, each identity triaged other than
+ * open to its live states in run RUN_ID: a few rows per decision, however
+ * many warnings the run has.  Returns 0 or -1 (reported).
+ */
+static int triage_counts(json_t *all, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *triaged = json_array(), *t, *cur, *v;
+	const char *key, *state;
+	size_t i;
+	int rc = SQLITE_DONE, ret = -1;
+
+	if (query_triage_each(db, 1, triaged_one, triaged) ||
+	    db_prepare(&st, db,
+		       "SELECT s.commit_id, COUNT(*) FROM identities i"
+		       " JOIN live_states s ON s.identity_id = i.id"
+		       " JOIN commits c ON c.id = s.commit_id"
+		       " WHERE i.fp_key = ?1 AND i.fingerprint = ?2"
+		       " AND c.run_id = ?3 GROUP BY s.commit_id"))
+		goto out;
+	json_array_foreach(triaged, i, t) {
+		const char *fp = json_string_value(json_array_get(t, 0));
+		long long fp_key;
+		char k[24];
+
+		state = json_string_value(json_array_get(t, 1));
+		if (ident_fingerprint_key(&fp_key, fp))
+			continue;
+		db_bind_int(st, 1, fp_key, 0);
+		db_bind_text(st, 2, fp);
+		db_bind_int(st, 3, run_id, 0);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			snprintf(k, sizeof(k), "%lld",
+				 sqlite3_column_int64(st, 0));
+			cur = json_object_get(all, k);
+			if (cur)
+				add_count(json_object_get(cur, "by_triage"),
+					  state, sqlite3_column_int64(st, 1));
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			error("cannot count the triaged warnings of run %lld:"
+			      " %s",
+			      run_id, sqlite3_errmsg(db));
+			goto out;
+		}
+	}
+	json_object_foreach(all, key, cur) {
+		json_t *bt = json_object_get(cur, "by_triage");
+		long long open =
+			json_integer_value(json_object_get(cur, "warnings"));
+
+		json_object_foreach(bt, state, v) {
+			if (strcmp(state, "open"))
+				open -= json_integer_value(v);
+		}
+		json_object_set_new(bt, "open", json_integer(open));
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	json_decref(triaged);
+	return ret;
 }
 
 int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
@@ -226,6 +316,8 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
+	if (triage_counts(all, db, run_id))
+		goto out;
 	{
 		const char *k;
 
@@ -622,6 +714,10 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		json_decref(arr);
 		return error("cannot compare run %lld with run %lld: %s", run,
 			     older, sqlite3_errmsg(db));
+	}
+	if (query_triage_annotate(db, arr, "identity")) {
+		json_decref(arr);
+		return -1;
 	}
 	*out = arr;
 	return 0;
@@ -1104,6 +1200,14 @@ void query_point_release(struct query_point *p)
 }
 
 /*
+ * The triage filter of a point's warnings: ?11 is a state of
+ * triage_states[], matched against TRIAGE_STATE_OF the warning's
+ * identity.  A macro of its own, and a parameter number past the
+ * statement's, so that it stays apart from how the warnings are paged.
+ */
+#define WQ_TRIAGE " AND (?11 IS NULL OR " TRIAGE_STATE_OF("i") " = ?11)"
+
+/*
  * The filters of a point's warnings.  OPTION ?5 is "-W" and the option,
  * or "-W" and the kind of a warning without one ("-Wmodpost"), as the
  * over-time table by option names it "modpost".
@@ -1113,7 +1217,8 @@ void query_point_release(struct query_point *p)
 	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
 	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
 	" i.option = ?5 OR (i.option IS NULL AND '-W' || i.kind = ?5))"   \
-	" AND (?6 IS NULL OR i.file IN (SELECT value FROM json_each(?6)))"
+	" AND (?6 IS NULL OR i.file IN"                                   \
+	" (SELECT value FROM json_each(?6)))" WQ_TRIAGE
 
 static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 		    const struct warn_filter *f, const char *option)
@@ -1124,6 +1229,7 @@ static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 	db_bind_text(st, 4, f->function);
 	db_bind_text(st, 5, option);
 	db_bind_text(st, 6, f->files);
+	db_bind_text(st, 11, f->triage);
 }
 
 static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
@@ -1162,6 +1268,49 @@ static json_t *reproducer(sqlite3 *db, sqlite3_stmt *st, int obj_col,
 	j = jstr(s);
 	free(s);
 	return j;
+}
+
+/*
+ * "introduced_author" into each warning of ARR at point P: the author of
+ * the commit of P's run that introduced it, or null when it was there
+ * before the run (introduced is the base) or the commit names none.
+ */
+static int introduced_authors(sqlite3 *db, json_t *arr,
+			      const struct query_point *p)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	json_t *w;
+	int rc = SQLITE_DONE;
+
+	if (db_prepare(&st, db,
+		       "SELECT author FROM commits WHERE sha = ?1"
+		       " AND run_id = ?2 AND position > 0"))
+		return -1;
+	json_array_foreach(arr, i, w) {
+		const char *sha =
+			json_string_value(json_object_get(w, "introduced"));
+		json_t *author = NULL;
+
+		if (sha) {
+			db_bind_text(st, 1, sha);
+			db_bind_int(st, 2, p->run_id, 0);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				author = json_col_str(st, 0);
+			else if (rc != SQLITE_DONE)
+				break;
+			sqlite3_reset(st);
+			rc = SQLITE_DONE;
+		}
+		json_object_set_new(w, "introduced_author",
+				    author ? author : json_null());
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read the authors of commit %lld: %s",
+			     p->commit_id, sqlite3_errmsg(db));
+	return 0;
 }
 
 int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
@@ -1273,6 +1422,13 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
+	/*
+	 * what people decided about each, one answer wherever it is shown,
+	 * and who brought it: read for the page alone
+	 */
+	if (query_triage_annotate(db, arr, "identity") ||
+	    introduced_authors(db, arr, p))
+		goto out;
 	*out = o;
 	o = NULL;
 	ret = 0;
@@ -1286,6 +1442,16 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(nt);
 	free(optbuf);
+	return ret;
+}
+
+/* "triage" into the one warning W, as query_triage_annotate() sets it. */
+static int triage_annotate_one(sqlite3 *db, json_t *w)
+{
+	json_t *one = json_pack("[O]", w);
+	int ret = query_triage_annotate(db, one, "identity");
+
+	json_decref(one);
 	return ret;
 }
 
@@ -1348,6 +1514,11 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return error("cannot look up warning '%s': %s", ident,
 			     sqlite3_errmsg(db));
+	if (*out && triage_annotate_one(db, *out)) {
+		json_decref(*out);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -1372,8 +1543,9 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 		goto out;
 	db_bind_int(st, 1, run_id, 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		static const char *const keys[] = { "warnings", "new", "fixed",
-						    "not_built", "by_option" };
+		static const char *const keys[] = { "warnings",	 "new",
+						    "fixed",	 "not_built",
+						    "by_option", "by_triage" };
 		json_t *c = json_object(), *n;
 		int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
 
@@ -1390,8 +1562,8 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 				c, keys[k],
 				built && n ? json_incref(json_object_get(
 						     n, keys[k])) :
-				k == ARRAY_SIZE(keys) - 1 ? json_object() :
-							    json_null());
+				!strncmp(keys[k], "by_", 3) ? json_object() :
+							      json_null());
 		json_object_set_new(c, "boot", json_col_str(st, 7));
 		json_array_append_new(arr, c);
 	}
@@ -1503,6 +1675,15 @@ int query_nightly_reports(json_t **out, sqlite3 *db)
 			return error("the nightly report of run %lld is not "
 				     "a JSON object",
 				     run);
+		}
+		/* the decisions of now, not of that night */
+		if (json_is_array(json_object_get(rep, "new")) &&
+		    query_triage_annotate(db, json_object_get(rep, "new"),
+					  "identity")) {
+			json_decref(rep);
+			sqlite3_finalize(st);
+			json_decref(arr);
+			return -1;
 		}
 		json_array_append_new(arr, json_pack("{s:I, s:o}", "run",
 						     (json_int_t)run, "report",
@@ -1652,7 +1833,7 @@ int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
 	return 0;
 }
 
-int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id)
+int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db, long long id)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -1663,12 +1844,13 @@ int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id)
 		       " FROM builds b WHERE b.commit_id = c.id)),"
 		       " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
 		       "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
-		       "  ON k.id = b.commit_id WHERE k.run_id = ?1)"
+		       "  ON k.id = b.commit_id WHERE k.run_id = ?1),"
+		       " (SELECT COALESCE(MAX(id), 0) FROM triage)"
 		       " FROM commits c WHERE c.run_id = ?1"))
 		return -1;
 	db_bind_int(st, 1, id, 0);
 	rc = sqlite3_step(st);
-	for (int i = 0; rc == SQLITE_ROW && i < 4; i++)
+	for (int i = 0; rc == SQLITE_ROW && i < QUERY_RUN_FP; i++)
 		fp[i] = sqlite3_column_int64(st, i);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
@@ -1712,18 +1894,21 @@ int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
 	int rc;
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT i.file, SUM(s.state = 'new'), COUNT(*)"
-		       " FROM live_states s JOIN identities i"
-		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
-		       " GROUP BY i.file"))
+	if (db_prepare(
+		    &st, db,
+		    "SELECT i.file, SUM(s.state = 'new'), COUNT(*),"
+		    " SUM(" TRIAGE_STATE_OF(
+			    "i") " = 'open')"
+				 " FROM live_states s JOIN identities i"
+				 " ON i.id = s.identity_id WHERE s.commit_id = ?"
+				 " GROUP BY i.file"))
 		return -1;
 	db_bind_int(st, 1, commit_id, 0);
 	arr = json_array();
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *o = json_object();
 
-		json_set_cols(o, st, 0, "file:s new:i warnings:i");
+		json_set_cols(o, st, 0, "file:s new:i warnings:i open:i");
 		json_array_append_new(arr, o);
 	}
 	sqlite3_finalize(st);
@@ -2324,6 +2509,10 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 		json_decref(arr);
 		return error("cannot compare commits %lld and %lld: %s", from,
 			     to, sqlite3_errmsg(db));
+	}
+	if (query_triage_annotate(db, arr, "identity")) {
+		json_decref(arr);
+		return -1;
 	}
 	*out = arr;
 	return 0;

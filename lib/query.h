@@ -32,6 +32,7 @@ struct warn_filter {
 	const char *function;
 	const char *option; /* "-Wimplicit-fallthrough=" or without -W */
 	const char *files; /* a JSON array of paths (a subsystem's) */
+	const char *triage; /* a state of triage_states[] ("open": none) */
 	long limit, offset; /* limit <= 0: all */
 };
 
@@ -43,8 +44,11 @@ struct warn_filter {
  * line, column, function, option, message, kind, werror, source (the
  * line as printed), inline_chain, object, seen (how many objects printed
  * it at P), build, in_change, introduced and fixed (the commits of P's
- * run), reproducer, verdict, fix, reason (kwarn classify's, or null) and
- * notes.  Ordered by file, line, column.  Returns 0 or -1 (reported).
+ * run), introduced_author (the author of the commit of the run that
+ * introduced it, null when it predates the run), reproducer, verdict,
+ * fix, reason (kwarn classify's, or null), notes and triage
+ * (query_triage_annotate()).  Ordered by file, line, column.  Returns 0
+ * or -1 (reported).
  */
 int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 			 const struct warn_filter *f);
@@ -86,10 +90,13 @@ int query_find_build(long long *build_out, long long *commit_out, sqlite3 *db,
 /*
  * The counts at every commit of run RUN_ID, as a new JSON object keyed by
  * the commit's id in decimal: {"warnings", "new", "fixed", "not_built",
- * "by_option": {OPTION: N}}.  warnings counts the live states (new and
- * present, one per identity); by_option splits them by -W option, or by
- * kind for a warning without one.  Commits without a build count zero:
- * the caller knows which were built.  Returns 0 or -1 (reported).
+ * "by_option": {OPTION: N}, "by_triage": {STATE: N}}.  warnings counts
+ * the live states (new and present, one per identity); by_option splits
+ * them by -W option, or by kind for a warning without one; by_triage by
+ * the triage of their identity, every state of triage_states[] present,
+ * "open" the ones never triaged or reopened.  Commits without a build
+ * count zero: the caller knows which were built.  Returns 0 or -1
+ * (reported).
  */
 int query_run_counts(json_t **out, sqlite3 *db, long long run_id);
 
@@ -153,7 +160,7 @@ void query_run_facts_release(struct run_facts *f);
 /*
  * Warnings live at the base of RUN but not at the base of OLDER, as a new
  * array in *out of {file, line, column, function, option, message,
- * cause, identity}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
+ * cause, identity, triage (query_triage_annotate())}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
  * a warning that SPLIT has too comes from the compiler, any other from
  * the code; else every warning gets CAUSE.  Returns 0 or -1 (reported).
  */
@@ -243,9 +250,9 @@ int query_tree_dir(char **out, sqlite3 *db, const char *name);
  * Warning IDENT (its identity fingerprint, or an identities id) at commit
  * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
  * with commit_id, file, line, column, source, message, object, identity,
- * function, option, verdict, fix, reason, inline_chain, build, reproducer
- * and notes; *out is
- * NULL when there is none.  Returns 0 or -1 (reported).
+ * function, option, verdict, fix, reason, inline_chain, build, reproducer,
+ * notes and triage (query_triage_annotate()); *out is NULL when there is
+ * none.  Returns 0 or -1 (reported).
  */
 int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		  long long commit_id);
@@ -277,8 +284,9 @@ int query_runs(json_t **out, sqlite3 *db, long long tree_id);
 /*
  * What kwarn nightly reported of every nightly run it compared, oldest
  * first, as a new array in *out: {run, report} where report is the entry
- * it stored (store_nightly_report()).  Returns 0 or -1 (reported; a
- * stored report that is not a JSON object is an error).
+ * it stored (store_nightly_report()), each of its new warnings with its
+ * triage as it is now (query_triage_annotate()).  Returns 0 or -1
+ * (reported; a stored report that is not a JSON object is an error).
  */
 int query_nightly_reports(json_t **out, sqlite3 *db);
 int query_run(json_t **out, sqlite3 *db, long long id);
@@ -295,18 +303,21 @@ int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
 			   long long tree_id);
 
 /*
- * What a burn-down of run ID is made of, in four numbers: its commits,
- * the sum of their subjects' and states' lengths, the sum of their
- * newest build ids (a new build brings new states), and its newest boot;
- * a cache of the burn-down is good while they stay the same.  0 or -1.
+ * What a burn-down of run ID is made of, in QUERY_RUN_FP numbers: its
+ * commits, the sum of their subjects' and states' lengths, the sum of
+ * their newest build ids (a new build brings new states), its newest boot
+ * and the newest triage record (by_triage; records are only added); a
+ * cache of the burn-down is good while they stay the same.  0 or -1.
  */
-int query_run_fingerprint(long long fp[4], sqlite3 *db, long long id);
+#define QUERY_RUN_FP 5
+int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db,
+			  long long id);
 
 /*
  * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):
  * - query_point_files: the files that have a warning in any state;
  * - query_point_file_counts: per file with live warnings, {file, new,
- *   warnings}.
+ *   warnings, open (of those, the ones triaged open or never)}.
  */
 int query_point_files(json_t **out, sqlite3 *db, long long commit_id);
 int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id);
@@ -498,8 +509,9 @@ int query_run_series(const json_t *commits, sqlite3 *db, long long run_id,
  * Every warning live at commit FROM or at commit TO (any two commits, of
  * one run or of two), one row each, into *out: [{"identity",
  * "identity_id", "file", "line", "function", "option", "message",
- * "from", "to"}] where from and to are the state at each commit (null:
- * none), sorted by file and line.  0 or -1 (reported).
+ * "from", "to", "verdict", "fix", "reason", "triage"}] where from and to
+ * are the state at each commit (null: none), sorted by file and line.
+ * 0 or -1 (reported).
  */
 int query_diff(json_t **out, sqlite3 *db, long long from, long long to);
 

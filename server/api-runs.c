@@ -180,7 +180,7 @@ int api_burndown(struct api_reply *reply, const struct api_req *r)
 	struct cache_ent *e;
 	struct db_sig sig;
 	json_t *arr = NULL;
-	long long id = 0, fp[4];
+	long long id = 0, fp[QUERY_RUN_FP];
 	char *text, key[32];
 	int ex, checking = 0;
 

@@ -134,6 +134,7 @@ json_t *api_point_json(const struct query_point *p)
 struct wquery {
 	const struct query_point *p;
 	const char *state; /* NULL: new and present */
+	const char *triage; /* NULL: any */
 	const char *file, *function;
 	char *option; /* with its "-W" */
 	char *files; /* JSON array of files (subsystem), or NULL */
@@ -167,6 +168,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 	f.function = q->function;
 	f.option = q->option;
 	f.files = q->files;
+	f.triage = q->triage;
 	f.limit = q->limit;
 	f.offset = q->offset;
 	if (query_point_warnings(&got, db, q->p, &f))
@@ -178,6 +180,7 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 	api_set(reply->json, "offset", json_integer(q->offset));
 	api_set(reply->json, "state",
 		q->state ? json_string(q->state) : json_string("new,present"));
+	api_set(reply->json, "triage", q->triage ? jstr(q->triage) : NULL);
 	api_set(reply->json, "commit", api_point_json(q->p));
 	api_set(reply->json, "warnings",
 		json_incref(json_object_get(got, "warnings")));
@@ -185,17 +188,39 @@ static int warnings_run(struct api_reply *reply, sqlite3 *db,
 	return 0;
 }
 
+/* 1 if an M: of an entry of M matching FILE has OWNER in it, else 0. */
+static int file_owned(const struct maint *m, const char *file,
+		      const char *owner)
+{
+	/* XXX: a file in more than 64 entries is owned by the first 64's */
+	size_t idx[64], n = maint_match(idx, ARRAY_SIZE(idx), m, file);
+	const char *addr[64];
+
+	for (size_t k = 0; k < n && k < ARRAY_SIZE(idx); k++) {
+		size_t na =
+			maint_addresses(addr, ARRAY_SIZE(addr), m, idx[k], "M");
+
+		for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
+			if (strcasestr(addr[j], owner))
+				return 1;
+	}
+	return 0;
+}
+
 /*
- * The files at point P that MAINTAINERS entry NAME covers, as a JSON
- * array text in *out.  404 if the tree has no such entry.
+ * The files at point P that MAINTAINERS entry SUBSYSTEM covers and
+ * whose maintainers (M:) include OWNER (either may be NULL), as a JSON
+ * array text in *out.  404 if the tree has no MAINTAINERS or no such
+ * entry.
  */
-static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
-			   const struct query_point *p, const char *name)
+static int point_files(char **out, struct api_reply *reply, sqlite3 *db,
+		       const struct query_point *p, const char *subsystem,
+		       const char *owner)
 {
 	const struct maint *m = NULL;
 	json_t *files, *all = NULL, *f;
 	size_t k;
-	long idx;
+	long idx = -1;
 
 	if (api_tree_maint(&m, db, p->tree_id))
 		return api_db_fail(reply, db);
@@ -204,14 +229,20 @@ static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
 				"the tree of run %lld has no"
 				" MAINTAINERS",
 				p->run_id);
-	idx = maint_find(m, name);
-	if (idx < 0)
-		return api_fail(reply, 404, "no MAINTAINERS entry '%s'", name);
+	if (subsystem) {
+		idx = maint_find(m, subsystem);
+		if (idx < 0)
+			return api_fail(reply, 404, "no MAINTAINERS entry '%s'",
+					subsystem);
+	}
 	if (query_point_files(&all, db, p->commit_id))
 		return api_db_fail(reply, db);
 	files = json_array();
 	json_array_foreach(all, k, f) {
-		if (maint_entry_matches(m, (size_t)idx, json_string_value(f)))
+		const char *name = json_string_value(f);
+
+		if ((idx < 0 || maint_entry_matches(m, (size_t)idx, name)) &&
+		    (!owner || file_owned(m, name, owner)))
 			json_array_append(files, f);
 	}
 	json_decref(all);
@@ -221,7 +252,8 @@ static int subsystem_files(char **out, struct api_reply *reply, sqlite3 *db,
 }
 
 static int warnings_common(struct api_reply *reply, const struct api_req *r,
-			   const char *ref, const char *subsystem)
+			   const char *ref, const char *subsystem,
+			   const char *owner)
 {
 	struct wquery q = { 0 };
 	struct query_point p;
@@ -229,6 +261,7 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	int ret = -1;
 
 	q.state = api_arg(r, "state");
+	q.triage = api_arg(r, "triage");
 	q.file = api_arg(r, "file");
 	q.function = api_arg(r, "function");
 	if (check_state(reply, q.state) ||
@@ -242,11 +275,14 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	if (opt)
 		q.option = strncmp(opt, "-W", 2) ? xstrfmt("-W%s", opt) :
 						   xstrdup(opt);
-	if (subsystem && subsystem_files(&q.files, reply, r->db, &p, subsystem))
+	if ((subsystem || owner) &&
+	    point_files(&q.files, reply, r->db, &p, subsystem, owner))
 		goto out;
 	ret = warnings_run(reply, r->db, &q);
 	if (!ret && subsystem)
 		api_set(reply->json, "subsystem", jstr(subsystem));
+	if (!ret && owner)
+		api_set(reply->json, "owner", jstr(owner));
 out:
 	free(q.option);
 	free(q.files);
@@ -260,23 +296,25 @@ int api_warnings(struct api_reply *reply, const struct api_req *r)
 
 	if (sub && !*sub)
 		return api_fail(reply, 400, "bad parameter 'subsystem'");
-	return warnings_common(reply, r, api_arg(r, "commit"), sub);
+	return warnings_common(reply, r, api_arg(r, "commit"), sub,
+			       api_arg(r, "owner"));
 }
 
 int api_commit_warnings(struct api_reply *reply, const struct api_req *r)
 {
-	return warnings_common(reply, r, r->args[0], NULL);
+	return warnings_common(reply, r, r->args[0], NULL, NULL);
 }
 
 int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r)
 {
-	return warnings_common(reply, r, api_arg(r, "commit"), r->args[0]);
+	return warnings_common(reply, r, api_arg(r, "commit"), r->args[0],
+			       NULL);
 }
 
 /* subsystems */
 
 struct sub_count {
-	long long warnings, new_, files;
+	long long warnings, new_, open, files;
 };
 
 int api_subsystems(struct api_reply *reply, const struct api_req *r)
@@ -322,6 +360,8 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 				json_integer_value(json_object_get(fc, "new"));
 			counts[idx[k]].warnings += json_integer_value(
 				json_object_get(fc, "warnings"));
+			counts[idx[k]].open +=
+				json_integer_value(json_object_get(fc, "open"));
 			counts[idx[k]].files++;
 		}
 	}
@@ -334,6 +374,7 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 		api_set(o, "name", jstr(maint_name(m, i)));
 		api_set(o, "warnings", json_integer(counts[i].warnings));
 		api_set(o, "new", json_integer(counts[i].new_));
+		api_set(o, "open", json_integer(counts[i].open));
 		api_set(o, "files", json_integer(counts[i].files));
 		json_array_append_new(arr, o);
 	}
@@ -341,6 +382,127 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 out:
 	json_decref(byfile);
 	free(counts);
+	query_point_release(&p);
+	return ret;
+}
+
+/* maintainers: the people of M: lines, and their warnings */
+
+/* Add the counts of file FC to OWNER's entry in BY, ENTRY among its. */
+static void owner_add(json_t *by, const char *owner, const char *entry,
+		      json_t *fc, int first)
+{
+	static const char *const keys[] = { "open", "warnings", "new" };
+	json_t *o = json_object_get(by, owner), *entries;
+	size_t i;
+	json_t *e;
+	int has = 0;
+
+	if (!o) {
+		o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:[]}", "name", owner,
+			      "open", (json_int_t)0, "warnings", (json_int_t)0,
+			      "new", (json_int_t)0, "files", (json_int_t)0,
+			      "entries");
+		json_object_set_new(by, owner, o);
+	}
+	entries = json_object_get(o, "entries");
+	json_array_foreach(entries, i, e)
+		has |= !strcmp(json_string_value(e), entry);
+	if (!has)
+		json_array_append_new(entries, jstr(entry));
+	if (!first)
+		return;
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		json_object_set_new(
+			o, keys[i],
+			json_integer(json_integer_value(
+					     json_object_get(o, keys[i])) +
+				     json_integer_value(
+					     json_object_get(fc, keys[i]))));
+	json_object_set_new(
+		o, "files",
+		json_integer(json_integer_value(json_object_get(o, "files")) +
+			     1));
+}
+
+/* Most open warnings first, then most warnings, then by name. */
+static int owner_cmp(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t d;
+
+	d = json_integer_value(json_object_get(y, "open")) -
+	    json_integer_value(json_object_get(x, "open"));
+	if (!d)
+		d = json_integer_value(json_object_get(y, "warnings")) -
+		    json_integer_value(json_object_get(x, "warnings"));
+	if (d)
+		return d < 0 ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(x, "name")),
+		      json_string_value(json_object_get(y, "name")));
+}
+
+int api_maintainers(struct api_reply *reply, const struct api_req *r)
+{
+	const struct maint *m = NULL;
+	struct query_point p;
+	json_t *byfile = NULL, *by = NULL, *fc, *o, *arr;
+	json_t **list = NULL;
+	const char *key;
+	size_t i, n = 0;
+	int ret = -1;
+
+	if (api_point_resolve(&p, reply, r, api_arg(r, "commit")))
+		return -1;
+	if (api_tree_maint(&m, r->db, p.tree_id) ||
+	    (m && query_point_file_counts(&byfile, r->db, p.commit_id))) {
+		api_db_fail(reply, r->db);
+		goto out;
+	}
+	by = json_object();
+	json_array_foreach(byfile, i, fc) {
+		const char *f = json_string_value(json_object_get(fc, "file"));
+		/* XXX: a file in more than 64 entries counts for the first 64 */
+		size_t idx[64], ne;
+		json_t *seen;
+
+		if (!f)
+			continue;
+		ne = maint_match(idx, ARRAY_SIZE(idx), m, f);
+		seen = json_object();
+		for (size_t k = 0; k < ne && k < ARRAY_SIZE(idx); k++) {
+			const char *addr[64];
+			size_t na = maint_addresses(addr, ARRAY_SIZE(addr), m,
+						    idx[k], "M");
+
+			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr);
+			     j++) {
+				/* as get_maintainer.pl: not without asking */
+				if (strstr(addr[j], MAINT_CHIEF_PENGUIN))
+					continue;
+				owner_add(by, addr[j], maint_name(m, idx[k]),
+					  fc, !json_object_get(seen, addr[j]));
+				json_object_set_new(seen, addr[j], json_true());
+			}
+		}
+		json_decref(seen);
+	}
+	list = xcalloc(json_object_size(by) + 1, sizeof(*list));
+	json_object_foreach(by, key, o)
+		list[n++] = o;
+	qsort(list, n, sizeof(*list), owner_cmp);
+	reply->json = json_object();
+	api_set(reply->json, "commit", api_point_json(&p));
+	api_set(reply->json, "maintainers", json_boolean(m != NULL));
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append(arr, list[i]);
+	api_set(reply->json, "owners", arr);
+	ret = 0;
+out:
+	free(list);
+	json_decref(by);
+	json_decref(byfile);
 	query_point_release(&p);
 	return ret;
 }

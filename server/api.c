@@ -21,6 +21,7 @@
 #include "db.h"
 #include "server.h"
 #include "api-views.h"
+#include "triage.h"
 #include "util.h"
 #include "banned.h"
 
@@ -129,28 +130,32 @@ static const struct param_rule {
 	int is_text;
 	const char *one_of; /* text: ',' around each allowed value */
 	const char *want; /* said in the 400 */
+	/* text: one of this list kept elsewhere (said in the 400), or NULL */
+	const char *const *among;
 } params[] = {
-	{ "run", 1, MAX_ID, 0, NULL, "a positive integer" },
-	{ "limit", 1, MAX_LIMIT, 0, NULL, "1 to 1000" },
-	{ "offset", 0, MAX_OFFSET, 0, NULL, "0 to 1000000000" },
-	{ "context", 0, MAX_CONTEXT, 0, NULL, "0 to 200" },
-	{ "commit", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
-	{ "file", 1, 4096, 1, NULL, "a file of the tree" },
-	{ "function", 1, 4096, 1, NULL, "a function name" },
-	{ "option", 1, 128, 1, NULL, "a warning option" },
-	{ "subsystem", 1, 1024, 1, NULL, "a MAINTAINERS entry" },
-	{ "path", 1, 1024, 1, NULL, "a directory or file of the tree" },
+	{ "run", 1, MAX_ID, 0, NULL, "a positive integer", NULL },
+	{ "limit", 1, MAX_LIMIT, 0, NULL, "1 to 1000", NULL },
+	{ "offset", 0, MAX_OFFSET, 0, NULL, "0 to 1000000000", NULL },
+	{ "context", 0, MAX_CONTEXT, 0, NULL, "0 to 200", NULL },
+	{ "commit", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id", NULL },
+	{ "file", 1, 4096, 1, NULL, "a file of the tree", NULL },
+	{ "function", 1, 4096, 1, NULL, "a function name", NULL },
+	{ "option", 1, 128, 1, NULL, "a warning option", NULL },
+	{ "subsystem", 1, 1024, 1, NULL, "a MAINTAINERS entry", NULL },
+	{ "path", 1, 1024, 1, NULL, "a directory or file of the tree", NULL },
 	{ "state", 1, 16, 1, ",new,present,fixed,not_built,",
-	  "new, present, fixed or not_built" },
-	{ "compiler", 1, 64, 1, NULL, "a compiler (gcc, clang-16, ...)" },
+	  "new, present, fixed or not_built", NULL },
+	{ "compiler", 1, 64, 1, NULL, "a compiler (gcc, clang-16, ...)", NULL },
 	{ "by", 1, 16, 1, ",subsystem,file,option,",
-	  "subsystem, file or option" },
-	{ "from", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
-	{ "to", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id" },
-	{ "from_run", 1, MAX_ID, 0, NULL, "a positive integer" },
-	{ "to_run", 1, MAX_ID, 0, NULL, "a positive integer" },
-	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64" },
-	{ "group", 1, 1, 1, ",1,", "1" },
+	  "subsystem, file or option", NULL },
+	{ "from", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id", NULL },
+	{ "to", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id", NULL },
+	{ "from_run", 1, MAX_ID, 0, NULL, "a positive integer", NULL },
+	{ "to_run", 1, MAX_ID, 0, NULL, "a positive integer", NULL },
+	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64", NULL },
+	{ "group", 1, 1, 1, ",1,", "1", NULL },
+	{ "triage", 1, 32, 1, NULL, NULL, triage_states },
+	{ "owner", 1, 256, 1, NULL, "a maintainer's name or address", NULL },
 };
 
 static const struct route {
@@ -165,15 +170,16 @@ static const struct route {
 	{ "/api/runs/*", api_run, "" },
 	{ "/api/runs/*/burndown", api_burndown, "compiler arch group" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
-	  "run state limit offset compiler arch" },
+	  "run state triage limit offset compiler arch" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/warnings", api_warnings,
-	  "run commit file function option subsystem state limit offset"
-	  " compiler arch" },
+	  "run commit file function option subsystem owner state triage"
+	  " limit offset compiler arch" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
 	{ "/api/subsystems", api_subsystems, "run commit compiler arch" },
+	{ "/api/maintainers", api_maintainers, "run commit compiler arch" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
-	  "run commit state limit offset" },
+	  "run commit state triage limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
 	{ "/api/runs/*/series", api_run_series, "by limit offset" },
 	{ "/api/diff", api_diff, "from to run from_run to_run" },
@@ -235,6 +241,34 @@ static const struct route *route_match(const char **args,
 	return NULL;
 }
 
+/* 1 if S is one of the NULL-terminated LIST, else 0. */
+static int among(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
+}
+
+/* The 400 of PR's parameter: "want ...", its want or its list. */
+static int param_fail(struct api_reply *reply, const struct param_rule *pr,
+		      int empty)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	for (size_t i = 0; pr->among && pr->among[i]; i++)
+		strbuf_addf(&sb, "%s%s",
+			    !i		     ? "" :
+			    pr->among[i + 1] ? ", " :
+					       " or ",
+			    pr->among[i]);
+	ret = api_fail(reply, 400, "bad parameter '%s': %swant %s", pr->name,
+		       empty ? "empty, " : "", pr->among ? sb.buf : pr->want);
+	strbuf_release(&sb);
+	return ret;
+}
+
 /* Check T's query against RT's list and params[]: 0, or 400. */
 static int params_check(struct api_reply *reply, const struct route *rt,
 			const struct api_target *t)
@@ -257,16 +291,13 @@ static int params_check(struct api_reply *reply, const struct route *rt,
 				pr = &params[k];
 		assert(pr);
 		if (!*v)
-			return api_fail(reply, 400,
-					"bad parameter '%s': empty, want %s",
-					key, pr->want);
+			return param_fail(reply, pr, 1);
 		if (pr->is_text ? (long long)strlen(v) > pr->max ||
 					  (pr->one_of &&
-					   !word_in(pr->one_of, v, ',')) :
+					   !word_in(pr->one_of, v, ',')) ||
+					  (pr->among && !among(pr->among, v)) :
 				  api_parse_int(&n, v, pr->min, pr->max) != 0)
-			return api_fail(reply, 400,
-					"bad parameter '%s': want %s", key,
-					pr->want);
+			return param_fail(reply, pr, 0);
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 /* maint.c: see maint.h */
 #include "maint.h"
+#include "query.h"
 
 /* reply.c */
 
@@ -72,7 +73,8 @@ int cache_sig_equal(const struct db_sig *a, const struct db_sig *b);
 struct cache_ent {
 	char *key; /* owned; NULL: a free slot */
 	struct db_sig sig; /* the database it was built from, if it matters */
-	long long fp[4]; /* what else tells it is current (a burn-down's) */
+	/* what else tells it is current (a burn-down's) */
+	long long fp[QUERY_RUN_FP];
 	struct blob *blob, *gz; /* one reference each, or NULL */
 	void *data; /* owned; retired, never freed, when the entry goes */
 	int building; /* nonzero: not to be given up (a request builds it) */
@@ -208,6 +210,14 @@ int api_warnings(struct api_reply *reply, const struct api_req *r);
 int api_warning_source(struct api_reply *reply, const struct api_req *r);
 int api_subsystems(struct api_reply *reply, const struct api_req *r);
 int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r);
+/*
+ * GET /api/maintainers?run=&commit=: the people of the M: lines of the
+ * tree's MAINTAINERS, with the point's live warnings in their files:
+ * {"commit", "maintainers" (false: the tree has none), "owners": [{"name",
+ * "open" (never triaged or reopened), "warnings", "new", "files",
+ * "entries"}]}, most open first.  /api/warnings?owner= lists them.
+ */
+int api_maintainers(struct api_reply *reply, const struct api_req *r);
 int api_boot(struct api_reply *reply, const struct api_req *r);
 int api_trees(struct api_reply *reply, const struct api_req *r);
 /*

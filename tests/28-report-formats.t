@@ -286,6 +286,98 @@ check "To: the fixture's AFS maintainer" \
 check "no firewire maintainer for an afs warning" \
 	test "$(grep -c 'stefanr@example.org' "$tmp/out.mbox")" = 0
 
+# ---- triage: what people decided, in every format ----
+# On a copy: c2's new warning (afs_c) intended, dev_x a compiler bug with
+# its link, afs_b confirmed; the others never triaged.
+cp "$DB" "$tmp/tri.db"
+T() { KWARN_WHO=alice "$KWARN" triage --db "$tmp/tri.db" "$@" >/dev/null; }
+T fs/afs/fsclient.c:17 --as intended --reason 'doubling first is the point' &&
+	T net/core/dev.c:5 --as compiler-bug --reason 'gcc PR 12345' \
+		--link https://gcc.gnu.org/bugzilla/show_bug.cgi?id=12345 &&
+	T fs/afs/fsclient.c:6 --as confirmed --reason 'a missing break'
+ok $? "three warnings triaged with kwarn triage (intended, compiler-bug, confirmed)"
+"$KWARN" report --db "$tmp/tri.db" --run "$RUN" --format json >"$tmp/tri.json" &&
+	"$KWARN" report --db "$tmp/tri.db" --run "$RUN" >"$tmp/tri.txt" &&
+	"$KWARN" report --db "$tmp/tri.db" --run "$RUN" --format sarif >"$tmp/tri.sarif" &&
+	"$KWARN" report --db "$tmp/tri.db" --run "$RUN" --format kcidb >"$tmp/tri.kcidb" &&
+	"$KWARN" report --db "$tmp/tri.db" --run "$RUN" --format mail >"$tmp/tri.mbox"
+ok $? "kwarn report in every format on the triaged database"
+check "json: each warning has its triage, and by_triage counts the tip's" \
+	jq -e '([.commits[].warnings_list[].triage.state] | unique) == ["compiler-bug", "confirmed", "intended", "open"]
+		and (.commits[-1].by_triage | .open + .confirmed + .intended + .["compiler-bug"] + .wontfix + .["false-positive"])
+			== .commits[-1].warnings' "$tmp/tri.json"
+grep -A3 '^>> fs/afs/fsclient.c:17:' "$tmp/tri.txt" | grep -q '^   triage: intended by alice on [0-9-]*: doubling first is the point$' &&
+	grep -qx 'triage at #2: 0 open, 1 confirmed, 1 intended' "$tmp/tri.txt"
+ok $? "text: the triage line under the new warning, the tip's counts after the burn-down"
+python3 - "$tmp/tri.sarif" "$tmp/tri.json" >"$tmp/tri-sarif.check" 2>&1 <<'PY'
+import json, sys
+log = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+settled = {"intended", "false-positive", "compiler-bug", "wontfix"}
+tri = {w["identity"]: w["triage"] for c in rep["commits"] for w in c["warnings_list"]}
+bad, n = [], 0
+for run in log["runs"]:
+    for r in run["results"]:
+        t = tri[r["partialFingerprints"]["kwarnIdentity/v1"]]
+        if r["properties"].get("triage") != t:
+            bad.append("properties.triage is the warning's")
+        if t["state"] in settled:
+            n += 1
+            if r.get("suppressions") != [{"kind": "external", "status": "accepted",
+                                          "justification": t["reason"]}]:
+                bad.append("an accepted external suppression for %s" % t["state"])
+        elif "suppressions" in r:
+            bad.append("no suppressions for %s" % t["state"])
+print("\n".join(sorted(set(bad))) or "fine")
+print("suppressed %d" % n)
+PY
+sed 's/^/# /' "$tmp/tri-sarif.check"
+check "SARIF: suppressions exactly on the intended and the compiler bug, with their reason" \
+	grep -qx fine "$tmp/tri-sarif.check"
+check "SARIF: some are suppressed and some are not" \
+	grep -q '^suppressed [1-9]' "$tmp/tri-sarif.check"
+python3 - "$tmp/tri.kcidb" >"$tmp/tri-kcidb.check" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+def nonull(v):
+    if v is None:
+        bad.append("a null")
+    for x in (v.values() if isinstance(v, dict) else v if isinstance(v, list) else []):
+        nonull(x)
+nonull(d)
+by = {}
+for i in d["issues"]:
+    by.setdefault(i["misc"]["triage"]["state"], []).append(i)
+cb, it, cf = by.get("compiler-bug", []), by.get("intended", []), by.get("confirmed", [])
+if not (len(cb) == 1 and cb[0]["culprit"] == {"code": False, "tool": True, "harness": False}
+        and cb[0]["report_url"] == "https://gcc.gnu.org/bugzilla/show_bug.cgi?id=12345"
+        and cb[0]["misc"]["triage"]["link"] == cb[0]["report_url"]):
+    bad.append("the compiler bug: the tool as culprit, its link the report_url")
+for i in it + cf:
+    t = i["misc"]["triage"]
+    if not (i["culprit"]["code"] and not i["culprit"]["tool"] and "report_url" not in i
+            and t["who"] == "alice" and t["origin"] == "cli" and t["at"][:2] == "20"):
+        bad.append("intended, confirmed: the code as culprit, who, origin and when")
+if not (len(it) == 1 and len(cf) == 1 and by.get("open")):
+    bad.append("one intended, one confirmed, the rest open")
+if any(set(i["misc"]["triage"]) != {"state"} for i in by.get("open", [])):
+    bad.append("an open issue's triage is its state alone")
+print("\n".join(sorted(set(bad))) or "fine")
+PY
+sed 's/^/# /' "$tmp/tri-kcidb.check"
+check "KCIDB: misc.triage on every issue, the compiler bug's culprit and report_url, no null" \
+	grep -qx fine "$tmp/tri-kcidb.check"
+check "mail: no message when the only new warning is triaged intended" \
+	test ! -s "$tmp/tri.mbox"
+T fs/afs/fsclient.c:17 --as confirmed --reason 'no: a real missing break'
+"$KWARN" report --db "$tmp/tri.db" --run "$RUN" --format mail >"$tmp/tri.mbox"
+grep -A4 '^>> fs/afs/fsclient.c:17:' "$tmp/tri.mbox" |
+	grep -q '^>> triage: confirmed by alice on [0-9-]*: no: a real missing break$' &&
+	grep -q '^   triage: confirmed by alice on [0-9-]*: a missing break$' "$tmp/tri.mbox" &&
+	grep -q '^Subject: \[kwarn kwtree 1/2\] 1 new warning: fs/afs/fsclient.c:17:' "$tmp/tri.mbox"
+ok $? "mail: confirmed since, the message again, each warning's triage under it"
+
 # against get_maintainer.pl, with the real MAINTAINERS of 6.1
 src=
 for d in "$KWARN_CACHE"/trees/linux-source-6.1-*/src \

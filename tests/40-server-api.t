@@ -244,6 +244,94 @@ t "subsystem warnings at a commit, matching the counts" \
 	<(get "/api/subsystems/NETWORKING%20%5BGENERAL%5D/warnings?commit=$C1")
 t "unknown subsystem: 404" err_is 404 "/api/subsystems/NO%20SUCH/warnings" "NO SUCH"
 
+# triage: c2's new warning (afs_c) triaged intended while the server runs
+"$KWARN" triage --db "$DB" fs/afs/fsclient.c:17 --as intended --who alice \
+	--reason 'doubling first is the point' >/dev/null
+ok $? "kwarn triage: afs_c intended, the server running"
+tri=$(get "/api/commits/$C2/warnings?state=new" | jq -r '.warnings[0].identity')
+for u in "/api/warnings?commit=$C2" "/api/commits/$C2/warnings?state=new" \
+	"/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C2" \
+	"/api/diff?run=$RUN&from=$C1&to=$C3"; do
+	t "${u%%\?*}: each warning's triage, the decision on afs_c alone" \
+		jqe --arg t "$tri" '[.warnings // (.new + .fixed + .remaining +
+			.not_built) | .[] | .triage] as $all |
+		([$all[] | select(.state != "open")] | length) == 1 and
+		all(.warnings // (.new + .fixed + .remaining + .not_built) | .[];
+			if .identity == $t then .triage.state == "intended" and
+				.triage.who == "alice" and .triage.origin == "cli" and
+				.triage.reason == "doubling first is the point" and
+				.triage.link == null and (.triage.at | type) == "number"
+			else .triage == {state: "open"} end)' <(get "$u")
+done
+t "the warning's source has its triage" \
+	jqe '.triage.state == "intended"' <(get "/api/warnings/$tri/source")
+t "triage=intended at c2: afs_c alone" \
+	jqe --arg t "$tri" '.total == 1 and .triage == "intended" and
+		[.warnings[].identity] == [$t]' \
+	<(get "/api/warnings?commit=$C2&triage=intended")
+t "triage=open at c2: the 5 others, total before the page is cut" \
+	jqe --arg t "$tri" '.total == 5 and (.warnings | length) == 2 and
+		all(.warnings[]; .identity != $t)' \
+	<(get "/api/warnings?commit=$C2&triage=open&limit=2&offset=3")
+t "triage= with state= and on a commit's and a subsystem's list" \
+	jqe -s '.[0].total == 1 and .[1].total == 0 and .[2].total == 1 and
+		.[3].total == 1' \
+	<(get "/api/commits/$C2/warnings?state=new&triage=intended"
+	  get "/api/commits/$C2/warnings?state=new&triage=open"
+	  get "/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C2&triage=intended"
+	  get "/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C2&triage=open")
+t "triage=bogus: 400 naming the states" err_is 400 \
+	"/api/warnings?triage=bogus" "want open, confirmed, intended, false-positive"
+t "triage= on the diff: 400, not a parameter of it" err_is 400 \
+	"/api/diff?run=$RUN&from=$C1&to=$C3&triage=open" "unknown parameter"
+get /api/runs/$RUN/burndown >"$tmp/bdt"
+t "burn-down (cached before the triage): by_triage counts it now" \
+	jqe '[.[].by_triage | [.open, .intended]] == [[6, 0], [5, 1], [1, 1]]
+		and all(.[]; ([.by_triage[]] | add) == .warnings)' "$tmp/bdt"
+t "by_triage has every state, open first" \
+	jqe 'all(.[]; (.by_triage | keys_unsorted) == ["open", "confirmed",
+		"intended", "false-positive", "compiler-bug", "wontfix"])' "$tmp/bdt"
+
+# owners: the M: people of MAINTAINERS, and who brought a warning
+sqlite3 "$DB" "UPDATE commits SET author = 'Ann Author <ann@example.org>'
+	WHERE sha = '$C2'"
+t "introduced_author: c2's author on afs_c, null on what predates the run" \
+	jqe '[.warnings[] | [.function, .introduced_author]] ==
+		[["fw_a", null], ["fw_a", null], ["afs_b", null],
+		 ["afs_c", "Ann Author <ann@example.org>"], ["kw_inline", null],
+		 ["dev_x", null]]' <(get "/api/warnings?commit=$C2")
+get "/api/maintainers?commit=$C2" >"$tmp/own"
+t "maintainers at c2: each M: with the warnings of their files, most open first" \
+	jqe '.maintainers and .owners == [
+		{name: "Stefan Richter <stefanr@example.org>", open: 2,
+		 warnings: 2, new: 0, files: 1, entries: ["FIREWIRE SUBSYSTEM"]},
+		{name: "David Howells <dhowells@example.org>", open: 1,
+		 warnings: 2, new: 1, files: 1, entries: ["AFS FILESYSTEM"]}]' \
+	"$tmp/own"
+t "subsystems count open apart: AFS has 2 warnings, 1 open" \
+	jqe '.subsystems[] | select(.name == "AFS FILESYSTEM") |
+		.warnings == 2 and .open == 1' <(get "/api/subsystems?commit=$C2")
+bad=0
+while read -r name open all; do
+	o=$(printf %s "$name" | jq -sRr @uri)
+	a=$(get "/api/warnings?commit=$C2&owner=$o" | jq .total)
+	b=$(get "/api/warnings?commit=$C2&owner=$o&triage=open" | jq .total)
+	[ "$a" = "$all" ] && [ "$b" = "$open" ] || { bad=1; echo "# $name: $a/$b, want $all/$open"; }
+done < <(jq -r '.owners[] | "\(.name | split(" <")[1] | rtrimstr(">")) \(.open) \(.warnings)"' "$tmp/own")
+ok $bad "owner=ADDRESS lists each maintainer's warnings, and with triage=open their open count"
+t "owner= a part of a name, any case: stefan's 2" \
+	jqe '.total == 2 and .owner == "RICHTER" and all(.warnings[];
+		.file | startswith("drivers/firewire/"))' \
+	<(get "/api/warnings?commit=$C2&owner=RICHTER")
+t "owner= nobody: no warnings" jqe '.total == 0' \
+	<(get "/api/warnings?commit=$C2&owner=nobody@example.org")
+t "owner= with subsystem=: both hold" jqe -s '.[0].total == 0 and .[1].total == 2' \
+	<(get "/api/warnings?commit=$C2&owner=howells&subsystem=FIREWIRE%20SUBSYSTEM"
+	  get "/api/warnings?commit=$C2&owner=howells&subsystem=AFS%20FILESYSTEM")
+t "owner= empty: 400" err_is 400 "/api/warnings?owner=" "'owner': empty"
+t "maintainers with a parameter it does not take: 400" \
+	err_is 400 "/api/maintainers?owner=x" "unknown parameter 'owner'"
+
 # boots
 b2=$(jq '.[1].build' "$tmp/bd")
 b1=$(jq '.[0].build' "$tmp/bd")

@@ -281,6 +281,54 @@ grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$tmp/dom" &&
 	! grep -qi '<img' "$tmp/dom"
 ok $? "warning page: the markup is text there too"
 
+# ---- triage: the new warning of c2 triaged intended, by kwarn triage ----
+cid2=$(api "/api/runs/$RUN/burndown" | jq '.[1].id')
+cid3=$(api "/api/runs/$RUN/burndown" | jq '.[2].id')
+tri=$(api "/api/commits/$cid2/warnings?state=new" | jq -r '.warnings[0].identity')
+"$KWARN" triage --db "$DB" "$tri" --as intended --who "alice $xss_img" \
+	--reason "doubling first is the point $xss_script" >/dev/null
+ok $? "one warning triaged intended with kwarn triage"
+a=$(perl -ne 'if (/^const TRIAGE = /../;/) { print "$1\n" while /\x27([a-z-]+)\x27/g }' web/app.js | paste -sd,)
+b=$(api "/api/runs/$RUN/burndown" | jq -r '.[0].by_triage | keys_unsorted | join(",")')
+[ -n "$a" ] && [ "$a" = "$b" ]
+ok $? "the dashboard's triage states are the burn-down's by_triage, in order ($a)"
+dom "#/commit/$cid2"
+row=$(perl -0ne 'print $1 if /(<tr>(?:(?!<\/tr>).)*data-triage=.*?<\/tr>)/s' "$tmp/dom")
+[ "$(count 'class="triage-badge ')" = 1 ] &&
+	printf '%s' "$row" | grep -q '<span class="triage-badge intended" data-triage="intended" title="intended by alice &quot;&gt;&lt;img src=x onerror=alert(1)&gt; on [0-9-]*: doubling first is the point &lt;script&gt;' &&
+	printf '%s' "$row" | grep -qF "#/warning/$tri/"
+ok $? "commit list: the triaged warning's badge, and the decision in its title, on its row alone"
+total=$(api "/api/commits/$cid2/warnings" | jq .total)
+for t in intended open; do
+	dom "#/commit/$cid2?triage=$t"
+	a=$(count '<tr><td><span class="badge')
+	b=$(api "/api/commits/$cid2/warnings?triage=$t" | jq .total)
+	[ "$a" = "$b" ] && grep -q "<b>$t</b>" "$tmp/dom" &&
+		grep -qF "1–$b of $b" "$tmp/dom" || { echo "# $t: $a rows, API $b"; false; }
+	ok $? "commit list, triage=$t: the API's $b warnings, the filter marked"
+done
+[ "$(api "/api/commits/$cid2/warnings?triage=open" | jq .total)" = $((total - 1)) ]
+ok $? "open is every warning but the triaged one ($((total - 1)) of $total)"
+dom "#/run/$RUN"
+bt=$(api "/api/runs/$RUN/burndown" | jq -c '.[-1].by_triage')
+grep -qF "<span class=\"triage-open\"><a href=\"#/commit/$cid3?triage=open\"><b>$(echo "$bt" | jq .open)</b> open</a></span>" "$tmp/dom" &&
+	grep -qF "<span class=\"triage-decided\"><b>1</b> triaged: <a href=\"#/commit/$cid3?triage=intended\">1 intended</a></span>" "$tmp/dom" &&
+	[ "$(echo "$bt" | jq '.intended')" = 1 ]
+ok $? "burn-down summary: open and triaged now, as by_triage counts them ($bt)"
+grep -q '<div class="new-warning"><div><span class="badge new">new</span> <span class="triage-badge intended"' "$tmp/dom"
+ok $? "the new-warnings panel: the new warning with its triage badge"
+dom "#/warning/$tri/$cid2"
+grep -qF '<p class="triage">triage: <span class="triage-badge intended"' "$tmp/dom" &&
+	grep -qF '<b class="triage-who">alice "&gt;&lt;img src=x onerror=alert(1)&gt;</b>' "$tmp/dom" &&
+	grep -qF '<span class="triage-reason">doubling first is the point &lt;script&gt;alert(1)&lt;/script&gt;</span>' "$tmp/dom" &&
+	! grep -qi '<img' "$tmp/dom" && ! grep -qiF "$xss_script" "$tmp/dom"
+ok $? "warning page: the triage whole, who and why as text"
+dom "#/diff?run=$RUN&from=$C1&to=$C3"
+a=$(grep -o '<li class="diff-item [a-z_]*" data-identity="[0-9a-f]*"><span class="triage-badge intended"' "$tmp/dom" |
+	sed 's/.*data-identity="\([0-9a-f]*\)".*/\1/')
+[ "$a" = "$tri" ] && [ "$(count 'class="triage-badge ')" = 1 ]
+ok $? "diff view: the triaged warning's badge, on it alone"
+
 dom "#/subsystems"
 grep -qF 'AFS FILESYSTEM' "$tmp/dom" && grep -qF 'THE REST' "$tmp/dom"
 ok $? "subsystem view lists MAINTAINERS entries"
@@ -448,6 +496,10 @@ b=$(api /api/nightly | jq -r --argjson run "$RUN" \
 	'.[] | select(.run == $run) | .report.new[] | "\(.identity) \(.cause)"')
 [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(echo "$a" | grep -c ' code$')" = 1 ]
 ok $? "nightly view: each new warning of the night with the cause kwarn nightly stored ($(echo "$a" | wc -l) warnings, /api/nightly's)"
+a=$(grep -o "<li data-identity=\"[0-9a-f]*\" data-cause=\"[a-z ]*\"><span class=\"cause[^\"]*\">[^<]*</span> <span class=\"triage-badge intended\"" "$tmp/dom" |
+	sed 's/.*data-identity="\([0-9a-f]*\)".*/\1/')
+[ "$a" = "$tri" ] && [ "$(count 'class="triage-badge ')" = 1 ]
+ok $? "nightly view: the triaged warning's badge, on it alone"
 dom "#/diff?from_run=$CLANG_RUN&to_run=$RUN"
 nnew=$(jq '.new | length' "$tmp/report.json")
 grep -qF "<b class=\"cause\">1 code, $((nnew - 1)) compiler</b>" "$tmp/dom" &&

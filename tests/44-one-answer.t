@@ -28,16 +28,34 @@ cat tests/data/ident/duplicates/b.log tests/data/ident/line-shift/b.log \
 		>/dev/null
 ok $? "two real logs ingested"
 run=$(sqlite3 "$DB" "SELECT id FROM runs LIMIT 1")
+# a decision about one warning of commit two, so that triage is asked too
+tri=$(sqlite3 "$DB" "SELECT i.fingerprint FROM states s JOIN identities i
+	ON i.id = s.identity_id JOIN commits c ON c.id = s.commit_id
+	WHERE c.sha = 'two' AND s.state IN ('new', 'present')
+	ORDER BY i.fingerprint LIMIT 1")
+"$KWARN" triage --db "$DB" "$tri" --as wontfix --reason 'old code' \
+	--who alice >/dev/null
+ok $? "one warning of commit two triaged wontfix"
 "$KWARN" report --db "$DB" --run "$run" --format json >"$tmp/report.json"
 ok $? "kwarn report --format json"
 "$KWARN" warnings --db "$DB" --commit two --format json >"$tmp/cli.json"
 ok $? "kwarn warnings --format json"
+"$KWARN" warnings --db "$DB" --commit two --triage wontfix --format json \
+	>"$tmp/cli-wontfix.json" &&
+	"$KWARN" warnings --db "$DB" --commit two --triage open --format json \
+		>"$tmp/cli-open.json"
+ok $? "kwarn warnings --triage wontfix, --triage open"
 
 server_start "$DB" || exit 1
 curl -sf "$BASE/api/runs/$run/burndown" >"$tmp/bd.json"
 ok $? "GET /api/runs/$run/burndown"
 curl -sf "$BASE/api/warnings?commit=two&limit=1000" >"$tmp/api.json"
 ok $? "GET /api/warnings?commit=two"
+curl -sf "$BASE/api/warnings?commit=two&limit=1000&triage=wontfix" \
+	>"$tmp/api-wontfix.json" &&
+	curl -sf "$BASE/api/warnings?commit=two&limit=1000&triage=open" \
+		>"$tmp/api-open.json"
+ok $? "GET /api/warnings?commit=two&triage=wontfix, &triage=open"
 server_stop
 
 check "the report and the burn-down count the same by option" \
@@ -68,6 +86,25 @@ check "the report's live warnings are the same ones" \
 	"$(norm '.commits[1].warnings_list | map(select(.state != "fixed"))' "$tmp/report.json")"
 check "there is something to compare ($(jq length "$tmp/cli.json") warnings)" \
 	test "$(jq length "$tmp/cli.json")" -ge 3
+
+# triage: the same decision, the same counts, the same filter
+check "the report and the burn-down count the same by triage" \
+	test "$(jq -c '[.commits[] | .by_triage]' "$tmp/report.json")" = \
+	"$(jq -c '[.[] | .by_triage]' "$tmp/bd.json")"
+check "the decision is in each reader's warning, the same" \
+	jqe --arg t "$tri" '[.[] | select(.identity == $t) | .triage] |
+		length == 1 and .[0].state == "wontfix" and .[0].who == "alice"' \
+	"$tmp/cli.json"
+check "--triage and triage= keep the same warnings: the triaged one" \
+	test "$(norm '.' "$tmp/cli-wontfix.json")" = "$(norm '.warnings' "$tmp/api-wontfix.json")" \
+	-a "$(jq -r '.[0].identity' "$tmp/cli-wontfix.json")" = "$tri" \
+	-a "$(jq length "$tmp/cli-wontfix.json")" = 1
+check "and the open ones: all the others" \
+	test "$(norm '.' "$tmp/cli-open.json")" = "$(norm '.warnings' "$tmp/api-open.json")" \
+	-a "$(jq length "$tmp/cli-open.json")" = "$(($(jq length "$tmp/cli.json") - 1))"
+check "the tip's by_triage: one wontfix, the rest open" \
+	jqe --argjson n "$(jq length "$tmp/cli.json")" '.[-1].by_triage |
+		.wontfix == 1 and .open == $n - 1' "$tmp/bd.json"
 
 # the counts kept beside the states (point_counts, schema 19, and the
 # live ones per file, point_files, schema 20) are the states' own, after an ingest, after a commit's states are replaced (a

@@ -293,6 +293,24 @@ a=$(get /api/nightly | jq -cS .)
 b=$(jq -cS --argjson run "$RUN" '[{run: $run, report: .}]' "$tmp/rep")
 [ "$a" = "$b" ] && [ "$(jq '.new | length' "$tmp/rep")" -gt 0 ]
 ok $? "nightly reports: the kept report, verbatim ($(jq '.new | length' "$tmp/rep") new)"
+# a decision taken after the night: the report shows it, the others open
+tri=$(jq -r '.new[0].identity' "$tmp/rep")
+"$KWARN" triage --db "$DB" "$tri" --as false-positive --who bob \
+	--reason 'the loop bound is known' >/dev/null
+ok $? "one of the night's new warnings triaged false-positive the day after"
+get /api/nightly | jq -e --arg t "$tri" '.[0].report.new | map(
+	if .identity == $t then .triage.state == "false-positive" and
+		.triage.who == "bob" else .triage == {state: "open"} end) |
+	all and length > 1' >/dev/null
+ok $? "nightly reports: each new warning's triage as it is now, not as it was that night"
+get "/api/diff?from_run=$CLANG_RUN&to_run=$RUN" | jq -e --arg t "$tri" \
+	'[.new[] | select(.triage.state != "open") | .identity] == [$t]' >/dev/null
+ok $? "the diff of the two nights: the decision on that warning alone"
+get "/api/runs/$RUN/burndown?group=1" >"$tmp/bdg2"
+[ "$(jq -c '.[0].burndown' "$tmp/bdg2")" = "$(get "/api/runs/$RUN/burndown" | jq -c .)" ] &&
+	jq -e '.[0].burndown[-1].by_triage["false-positive"] == 1 and
+		.[1].burndown[-1].by_triage["false-positive"] == 0' "$tmp/bdg2" >/dev/null
+ok $? "group=1: each run's by_triage, the decision counted in its own run alone"
 err_is 400 "/api/nightly?run=$RUN" "unknown parameter"
 ok $? "nightly reports with a parameter: 400"
 sqlite3 "$DB" "UPDATE nightly_reports SET report = '[1]' WHERE run_id = $RUN"

@@ -101,6 +101,55 @@ function classification(w) {
 		w.reason ? el('span', { class: 'classify-reason' }, w.reason) : null);
 }
 
+// What people decided about a warning (kwarn triage): the states in the
+// order of triage_states[] in lib/triage.c (tests/41-dashboard.t holds
+// this list to the burn-down's by_triage), "open" being never triaged
+// or reopened.
+const TRIAGE = ['open', 'confirmed', 'intended', 'false-positive', 'compiler-bug',
+	'wontfix'];
+
+const triageDay = (t) => new Date(t * 1000).toISOString().slice(0, 10);
+
+// A triage's link, a link only when it is http(s): the database is not
+// trusted to hold only what kwarn triage lets in.
+function triageLink(url) {
+	return /^https?:\/\//i.test(url) ? el('a', { href: url, class: 'triage-link',
+		rel: 'noopener noreferrer' }, url) : el('span', { class: 'triage-link' }, url);
+}
+
+// A warning's triage T as a badge, the decision in its title; null when
+// nobody decided anything about it.
+function triageBadge(t) {
+	if (!t || !t.who)
+		return null;
+	return el('span', { class: 'triage-badge ' + t.state, 'data-triage': t.state,
+		title: t.state + ' by ' + t.who + ' on ' + triageDay(t.at) + ': ' + t.reason +
+			(t.link ? ' ' + t.link : '') }, t.state.replace('-', ' '));
+}
+
+// The whole of a warning's triage T, for the warning page.
+function triageDetail(t) {
+	if (!t || !t.who)
+		return el('p', { class: 'triage muted' },
+			'triage: open, nobody has decided about this warning yet');
+	return el('p', { class: 'triage' }, 'triage: ', triageBadge(t), ' by ',
+		el('b', { class: 'triage-who' }, t.who), ' on ', triageDay(t.at), ': ',
+		el('span', { class: 'triage-reason' }, t.reason),
+		t.link ? ' ' : null, t.link ? triageLink(t.link) : null);
+}
+
+// Links keeping a list's warnings of one triage state (triage= of the
+// API), CUR the one shown; HREFOF(state or '') is a link's address.
+function triageFilter(cur, hrefOf) {
+	return el('div', { class: 'filters triage-filter', role: 'group',
+		'aria-label': 'triage' }, el('span', { class: 'muted' }, 'triage:'),
+	...[''].concat(TRIAGE).map((s) => {
+		const label = s ? s.replace('-', ' ') : 'any';
+		return s === (cur || '') ? el('b', {}, label) :
+			el('a', { href: hrefOf(s), 'data-triage': s || 'any' }, label);
+	}));
+}
+
 // ---- run selection ----
 
 let runs = [];
@@ -366,7 +415,8 @@ function commitTable(points, offset, hrefOf) {
 
 function warningItem(w, extra) {
 	return el('div', { class: 'new-warning' },
-		el('div', {}, badge(w.state || 'new'), ' ',
+		el('div', {}, badge(w.state || 'new'), ' ', triageBadge(w.triage),
+			w.triage && w.triage.who ? ' ' : null,
 			link('#/warning/' + enc(w.identity) + '/' + enc(extra.commit),
 				w.message)),
 		el('div', { class: 'where mono' },
@@ -455,9 +505,18 @@ async function viewRun(id, q) {
 	const built = points.filter((p) => p.warnings !== null);
 	const [first, last] = baseAndTip(points);
 	const sum = (k) => built.reduce((a, p) => a + (p[k] || 0), 0);
+	// now: open against decided (the burn-down's by_triage)
+	const bt = (last && last.by_triage) || {};
+	const decided = TRIAGE.filter((t) => t !== 'open' && bt[t]);
 	const summary = el('div', { class: 'summary' },
 		el('span', {}, el('b', {}, num(first && first.warnings)), ' at the base'),
 		el('span', {}, el('b', {}, num(last && last.warnings)), ' now'),
+		last ? el('span', { class: 'triage-open' }, link('#/commit/' + last.id +
+			'?triage=open', el('b', {}, num(bt.open)), ' open')) : null,
+		last ? el('span', { class: 'triage-decided' }, el('b', {},
+			decided.reduce((a, t) => a + bt[t], 0)), ' triaged',
+		...decided.map((t, i) => [i ? ', ' : ': ', link('#/commit/' + last.id +
+			'?triage=' + t, bt[t] + ' ' + t)]).flat()) : null,
 		el('span', {}, el('b', {}, sum('fixed')), ' fixed'),
 		el('span', {}, el('b', {}, sum('new')), ' new'),
 		el('span', {}, el('b', {}, points.length), ' commits'),
@@ -611,7 +670,7 @@ async function viewOver(by, q) {
 // ---- warnings filtered by file, option or subsystem at a commit ----
 
 async function viewWarnings(q) {
-	const keep = ['run', 'commit', 'file', 'option', 'state'];
+	const keep = ['run', 'commit', 'file', 'option', 'state', 'triage'];
 	const p = new URLSearchParams();
 	for (const k of keep)
 		if (q.get(k))
@@ -620,8 +679,17 @@ async function viewWarnings(q) {
 	const res = await api('/api/warnings?' + p.toString() + '&limit=100&offset=' + offset);
 	pickRun(res.commit.run);
 	const what = q.get('file') || q.get('option') || '';
+	const byTriage = (t) => {
+		const n = new URLSearchParams(p);
+		if (t)
+			n.set('triage', t);
+		else
+			n.delete('triage');
+		return '#/warnings?' + n.toString();
+	};
 	show(card(null, el('h2', { class: 'wrap' }, what + ': warnings at commit ' +
 		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
+	triageFilter(q.get('triage'), byTriage),
 	warningTable(res.warnings, res.commit.sha),
 	pager(res, (o) => '#/warnings?' + p.toString() + '&offset=' + o)));
 }
@@ -691,6 +759,7 @@ async function viewWarning(identity, commit, q) {
 			(s.function ? ' in ' + s.function + '()' : '') +
 			(s.option ? ' [' + s.option + ']' : '')),
 		classification(s),
+		triageDetail(s.triage),
 		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
 			s.commit.position + '), source from ' +
 			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' :
@@ -716,6 +785,7 @@ function diffList(kind, list, commit) {
 		const where = w.file + ':' + w.line + (w.function ? ' in ' + w.function + '()' : '') +
 			(w.option ? ' [' + w.option + ']' : '');
 		return el('li', { class: 'diff-item ' + kind, 'data-identity': w.identity },
+			triageBadge(w.triage), w.triage && w.triage.who ? ' ' : null,
 			link('#/warning/' + enc(w.identity) + '/' + enc(at), w.message),
 			el('div', { class: 'where mono cut', title: where }, where));
 	};
@@ -847,7 +917,8 @@ function nightlyNews(rep) {
 			(w.option ? ' [' + w.option + ']' : '');
 		return el('li', { 'data-identity': w.identity || '', 'data-cause': w.cause },
 			el('span', { class: 'cause cause-' + w.cause.replace(/\W+/g, '-') }, w.cause),
-			' ', w.identity ? link('#/warning/' + enc(w.identity) + '?run=' +
+			' ', triageBadge(w.triage), w.triage && w.triage.who ? ' ' : null,
+			w.identity ? link('#/warning/' + enc(w.identity) + '?run=' +
 				rep.run, w.message) : w.message,
 			el('div', { class: 'where mono cut', title: where }, where));
 	}));
@@ -900,7 +971,8 @@ async function viewNightly() {
 
 function warningTable(list, commit) {
 	const rows = list.map((w) => el('tr', {},
-		el('td', {}, badge(w.state)),
+		el('td', {}, badge(w.state), w.triage && w.triage.who ? ' ' : null,
+			triageBadge(w.triage)),
 		el('td', { class: 'mono' }, w.file + ':' + w.line + ':' + w.column),
 		el('td', { class: 'mono' }, w.function || ''),
 		el('td', {}, link('#/warning/' + enc(w.identity) + '/' + enc(commit), w.message)),
@@ -933,19 +1005,24 @@ function pager(res, hrefOf) {
 
 async function viewCommit(id, q) {
 	const state = q.get('state') || '';
+	const triage = q.get('triage') || '';
 	const offset = Number(q.get('offset') || 0);
 	const res = await api('/api/commits/' + enc(id) + '/warnings?limit=100&offset=' +
-		offset + (state ? '&state=' + enc(state) : ''));
+		offset + (state ? '&state=' + enc(state) : '') +
+		(triage ? '&triage=' + enc(triage) : ''));
 	pickRun(res.commit.run);
+	// the view's address with STATE and TRIAGE (from the first page)
+	const href = (s, t) => '#/commit/' + enc(id) + '?' + new URLSearchParams(
+		Object.entries({ state: s, triage: t }).filter(([, v]) => v)).toString();
 	const filters = el('div', { class: 'filters' },
 		...[['', 'at this commit'], ['new', 'new'], ['fixed', 'fixed'],
 			['not_built', 'not built']].map(([s, label]) =>
-			s === state ? el('b', {}, label) :
-				link('#/commit/' + enc(id) + (s ? '?state=' + s : ''), label)));
+			s === state ? el('b', {}, label) : link(href(s, triage), label)));
 	show(card('Warnings of commit ' + short(res.commit.sha) + ' (#' +
-		res.commit.position + ')', filters, warningTable(res.warnings, res.commit.sha),
-		pager(res, (o) => '#/commit/' + enc(id) + '?offset=' + o +
-			(state ? '&state=' + state : ''))));
+		res.commit.position + ')', filters,
+	triageFilter(triage, (t) => href(state, t)),
+	warningTable(res.warnings, res.commit.sha),
+	pager(res, (o) => href(state, triage) + '&offset=' + o)));
 }
 
 // ---- boots ----
@@ -972,12 +1049,16 @@ async function viewSubsystem(run, name, q) {
 	pickRun(run);
 	const offset = Number(q.get('offset') || 0);
 	const at = q.get('commit') ? '&commit=' + enc(q.get('commit')) : '';
+	const triage = q.get('triage') || '';
+	const tq = (t) => (t ? '&triage=' + enc(t) : '');
 	const res = await api('/api/subsystems/' + enc(name) + '/warnings?run=' + run +
-		at + '&limit=100&offset=' + offset);
+		at + tq(triage) + '&limit=100&offset=' + offset);
+	const here = '#/subsystem/' + run + '/' + enc(name);
 	show(card(null, el('h2', { class: 'wrap' }, name + ': warnings at commit ' +
 		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
+	triageFilter(triage, (t) => here + '?offset=0' + at + tq(t)),
 	warningTable(res.warnings, res.commit.sha),
-	pager(res, (o) => '#/subsystem/' + run + '/' + enc(name) + '?offset=' + o + at)));
+	pager(res, (o) => here + '?offset=' + o + at + tq(triage))));
 }
 
 // ---- trees ----
