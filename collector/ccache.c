@@ -135,11 +135,35 @@ static char *ccache_path(void)
 	return NULL;
 }
 
+/*
+ * 1 if PROG is a ccache that takes kwarn's configuration: 4.7 or later,
+ * where remote_storage got its name; an older one refuses the file and
+ * would fail every compile.  *version gets what it says, a new string.
+ */
+static int ccache_is_usable(char **version, const char *prog)
+{
+	const char *argv[] = { prog, "--version", NULL };
+	char *out = NULL;
+	long major = 0, minor = 0;
+	int ok = 0;
+
+	*version = NULL;
+	if (!util_capture(&out, argv, 4096) && out &&
+	    sscanf(out, "ccache version %ld.%ld", &major, &minor) == 2)
+		ok = major > 4 || (major == 4 && minor >= 7);
+	if (out) {
+		out[strcspn(out, "\n")] = '\0';
+		*version = out;
+	}
+	return ok;
+}
+
 int ccache_setup(const struct ccache_opts *o, const char *launcher)
 {
 	char *dir = o->dir ? xstrdup(o->dir) :
 			     xstrfmt("%s/ccache", util_cache_dir());
-	char *prog = NULL, *conf = NULL, *text = NULL, key[65];
+	char *prog = NULL, *conf = NULL, *text = NULL, *version = NULL;
+	char key[65];
 	const char *size = o->size ? o->size : CCACHE_DEFAULT_SIZE;
 	const char *remote = o->remote;
 	int ret = -1;
@@ -181,6 +205,15 @@ int ccache_setup(const struct ccache_opts *o, const char *launcher)
 		ret = 0;
 		goto out;
 	}
+	if (!ccache_is_usable(&version, prog)) {
+		static int told;
+
+		if (!told++)
+			warning("'%s' is '%s', not ccache 4.7 or later: every object is compiled, without the compiler cache",
+				prog, version ? version : "?");
+		ret = 0;
+		goto out;
+	}
 	if (util_mkdir_p(dir))
 		goto out;
 	text = xstrfmt(
@@ -214,6 +247,7 @@ int ccache_setup(const struct ccache_opts *o, const char *launcher)
 	ret = 1;
 out:
 	free(dir);
+	free(version);
 	free(prog);
 	free(conf);
 	free(text);

@@ -35,7 +35,7 @@ struct ccache_opts {
  * every CCACHE_* variable of ours is dropped and CCACHE_CONFIGPATH names
  * kwarn's own configuration file, written in the cache.  The remote
  * defaults to $KWARN_CACHE_REMOTE.  Returns 1 when compiles go through
- * the cache, 0 when they do not (turned off, or no ccache installed:
+ * the cache, 0 when they do not (turned off, or no ccache 4.7 or later:
  * said once), -1 on a bad size or URL or options that contradict
  * (reported).
  */
