@@ -27,6 +27,7 @@
 #include "query.h"
 #include "db.h"
 #include "ident.h"
+#include "kwarn.h"
 #include "options.h"
 #include "parse.h"
 #include "repro.h"
@@ -117,7 +118,7 @@ static enum step test_commit(struct bisect *b, size_t i)
 	char *obj = xstrfmt("%s/%s", b->out, b->object);
 	const char *mk[16];
 	size_t k = 0;
-	char *text = NULL, *prefix = xstrfmt("%s/", b->src);
+	char *text = NULL, *prefix = xstrfmt("%s/", b->src), *cc = NULL;
 	size_t len = 0;
 	struct parser *p;
 	enum step s = STEP_SKIP;
@@ -128,8 +129,20 @@ static enum step test_commit(struct bisect *b, size_t i)
 	mk[k++] = "-C";
 	mk[k++] = b->src;
 	mk[k++] = "O=../build";
-	for (size_t v = 0; v < b->vars.nr; v++)
-		mk[k++] = b->vars.words[v];
+	for (size_t v = 0; v < b->vars.nr; v++) {
+		const char *w = b->vars.words[v];
+
+		/*
+		 * The compiler cache, when on: a step that changed none of
+		 * the object's inputs replays its diagnostics.  Our own
+		 * build directory: no warm objects to keep.
+		 */
+		if (ccache_program() && !strncmp(w, "CC=", 3))
+			mk[k++] = cc =
+				xstrfmt("CC=%s %s", ccache_program(), w + 3);
+		else
+			mk[k++] = w;
+	}
 	mk[k++] = b->object;
 	mk[k] = NULL;
 	if (util_run(co, NULL, "/dev/null", b->log)) {
@@ -153,6 +166,7 @@ static enum step test_commit(struct bisect *b, size_t i)
 	parse_free(p);
 	s = b->found ? STEP_PRESENT : STEP_ABSENT;
 out:
+	free(cc);
 	free(obj);
 	free(text);
 	free(prefix);
@@ -482,6 +496,8 @@ out:
 
 static const char *const bisect_usage[] = {
 	"kwarn bisect --db FILE --warning ID [--repo PATH] [--good REF] [--bad REF] [--dir DIR]",
+	"             [--compiler-cache] [--no-compiler-cache] [--cache-size SIZE]",
+	"             [--compiler-cache-remote URL]",
 	NULL,
 };
 
@@ -489,6 +505,7 @@ int cmd_bisect(int argc, char **argv)
 {
 	const char *dbpath = NULL, *id = NULL, *repo = NULL, *dir = NULL;
 	const char *good = NULL, *bad = NULL;
+	struct ccache_opts cco = { 0 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
 		OPT_STRING(
@@ -504,6 +521,16 @@ int cmd_bisect(int argc, char **argv)
 		OPT_STRING(
 			0, "dir", &dir, "DIR",
 			"where the clone, its build and the step log go, kept (default: a temporary one)"),
+		OPT_FLAG(0, "compiler-cache", &cco.on,
+			 "compile through kwarn's exact compiler cache"),
+		OPT_FLAG(0, "no-compiler-cache", &cco.off,
+			 "compile at every step, without the compiler cache"),
+		OPT_STRING(
+			0, "cache-size", &cco.size, "SIZE",
+			"the compiler cache's size (default: " CCACHE_DEFAULT_SIZE
+			")"),
+		OPT_STRING(0, "compiler-cache-remote", &cco.remote, "URL",
+			   "share the compiler cache on redis://HOST:PORT"),
 		OPT_END,
 	};
 	struct bisect b = { 0 };
@@ -520,6 +547,8 @@ int cmd_bisect(int argc, char **argv)
 		opt_usage(stderr, opts, bisect_usage);
 		return 2;
 	}
+	if (ccache_setup(&cco, NULL) < 0)
+		return 2;
 	b.good = good ? xstrdup(good) : NULL;
 	b.bad = bad ? xstrdup(bad) : NULL;
 	if (db_open(&db, dbpath, DB_READ_ONLY) ||

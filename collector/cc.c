@@ -9,12 +9,21 @@
  * diagnostics stay whole however make -j interleaves compilers.  The
  * compiler's stderr is passed on to ours as well, and its exit status is
  * ours.  It links nothing but libc, to cost each compile little.
+ *
+ * When $KWARN_CCACHE names a ccache (kwarn's compiler cache, set up by
+ * collector/ccache.c with its configuration in the environment), such a
+ * compile runs through it: "ccache" words of the chain are that cache
+ * already and are dropped, and a distcc behind becomes ccache's prefix
+ * command, so that ccache keys on the compiler itself and distcc only
+ * compiles the misses.  The make command line, which kbuild records,
+ * stays the same with the cache or without.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,11 +77,46 @@ static const char *compiled_object(int argc, char **argv)
 	return obj;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The command that compiles ARGV (a NULL-terminated chain) through the
+ * ccache CCACHE, in a new array: ccache, then the chain without its own
+ * ccache words and without a distcc, which goes to CCACHE_PREFIX.
+ */
+static char **through_ccache(const char *ccache, char **argv, int argc)
+{
+	char **cmd = malloc(((size_t)argc + 2) * sizeof(*cmd));
+	int n = 0;
+
+	if (!cmd)
+		return NULL;
+	while (*argv && !strcmp(base_name(*argv), "ccache"))
+		argv++;
+	if (*argv && !strcmp(base_name(*argv), "distcc")) {
+		setenv("CCACHE_PREFIX", *argv, 1);
+		argv++;
+	}
+	/* execvp() takes no const; it does not write the strings */
+	cmd[n++] = (char *)(uintptr_t)ccache;
+	while (*argv)
+		cmd[n++] = *argv++;
+	cmd[n] = NULL;
+	return cmd;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("KWARN_CAPTURE_DIR");
+	const char *ccache = getenv("KWARN_CCACHE");
 	const char *obj;
 	char tmp[PATH_MAX], final[PATH_MAX], head[PATH_MAX + 64], buf[8192];
+	char **cmd = argv + 1;
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], fd = -1, status, hlen;
 	pid_t pid;
@@ -82,10 +126,17 @@ int main(int argc, char **argv)
 		fputs("usage: kwarn-cc COMPILER [ARGS...]\n", stderr);
 		return 2;
 	}
-	obj = dir && *dir ? compiled_object(argc - 1, argv + 1) : NULL;
-	if (!obj) {
-		execvp(argv[1], argv + 1);
-		fprintf(stderr, "kwarn-cc: cannot run '%s': %s\n", argv[1],
+	obj = compiled_object(argc - 1, argv + 1);
+	if (obj && ccache && *ccache) {
+		cmd = through_ccache(ccache, argv + 1, argc);
+		if (!cmd) {
+			fputs("kwarn-cc: out of memory\n", stderr);
+			return 127;
+		}
+	}
+	if (!obj || !dir || !*dir) {
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "kwarn-cc: cannot run '%s': %s\n", cmd[0],
 			strerror(errno));
 		return 127;
 	}
@@ -95,8 +146,8 @@ int main(int argc, char **argv)
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-	if (posix_spawnp(&pid, argv[1], &fa, NULL, argv + 1, environ)) {
-		fprintf(stderr, "kwarn-cc: cannot run '%s': %s\n", argv[1],
+	if (posix_spawnp(&pid, cmd[0], &fa, NULL, cmd, environ)) {
+		fprintf(stderr, "kwarn-cc: cannot run '%s': %s\n", cmd[0],
 			strerror(errno));
 		return 127;
 	}

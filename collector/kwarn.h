@@ -17,6 +17,54 @@ struct build_writer;
 struct diag;
 struct log_reader;
 
+/* ccache.c */
+
+/* The default size of the compiler cache (ccache's max_size). */
+#define CCACHE_DEFAULT_SIZE "5G"
+
+/* What run, nightly and bisect take: the compiler cache's options. */
+struct ccache_opts {
+	int off; /* --no-compiler-cache */
+	int on; /* --compiler-cache: it is off unless asked for, for now */
+	const char *size; /* --cache-size SIZE, or NULL: the default */
+	const char *remote; /* --compiler-cache-remote URL, or NULL */
+	const char *dir; /* where it lives; NULL: $KWARN_CACHE/ccache */
+};
+
+/*
+ * Set up the compiler cache O describes for the compiles of our children
+ * (kwarn-cc reads KWARN_CCACHE), with a launcher LAUNCHER (or NULL):
+ * every CCACHE_* variable of ours is dropped and CCACHE_CONFIGPATH names
+ * kwarn's own configuration file, written in the cache.  The remote
+ * defaults to $KWARN_CACHE_REMOTE.  Returns 1 when compiles go through
+ * the cache, 0 when they do not (turned off, or no ccache 4.7 or later:
+ * said once), -1 on a bad size or URL or options that contradict
+ * (reported).
+ */
+int ccache_setup(const struct ccache_opts *o, const char *launcher);
+
+/* The ccache that compiles go through, or NULL when the cache is off. */
+const char *ccache_program(void);
+
+/* How many C compiles of a build came from the cache, and how many not. */
+struct ccache_count {
+	long long hits; /* local or remote */
+	long long misses;
+	long long remote_hits; /* of the hits, those from the remote */
+	char *path; /* the build's stats log */
+	off_t offset; /* read so far */
+};
+
+/*
+ * Start counting the compiles of our children into C, in the stats log
+ * PATH (emptied); without the cache, C stays at zero.
+ */
+void ccache_count_start(struct ccache_count *c, const char *path);
+/* Add what the stats log gained since the last update. */
+void ccache_count_update(struct ccache_count *c);
+/* Stop counting and clear C (read its numbers first); accepts a zeroed C. */
+void ccache_count_stop(struct ccache_count *c);
+
 /* boot.c */
 
 /* kwarn boot --kernel BZIMAGE [...] | --db FILE --build ID (see boot.h) */
@@ -143,6 +191,7 @@ struct run_request {
 	size_t nr_cc;
 	const char *warnings; /* --warnings SPEC, or NULL */
 	const char *targets; /* --targets OBJ,..., or NULL */
+	struct ccache_opts cache; /* the compiler cache */
 };
 
 /*

@@ -441,7 +441,9 @@ static const char *const nightly_usage[] = {
 	"              [--series FILE|none] [--no-boot] [--repo PATH --ref BRANCH]",
 	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]...",
 	"              [--cc NAME]... [--warnings W=N,-Wflag...] [--targets OBJ,...]",
-	"              [--mail FILE]",
+	"              [--mail FILE] [--compiler-cache] [--no-compiler-cache]",
+	"              [--cache-size SIZE]",
+	"              [--compiler-cache-remote URL]",
 	NULL,
 };
 
@@ -505,6 +507,16 @@ static int nightly_one(int argc, char **argv, int mail_append)
 			   "build only these objects"),
 		OPT_STRING(0, "mail", &mail, "FILE",
 			   "write the new warnings as mails (mbox) to FILE"),
+		OPT_FLAG(0, "compiler-cache", &q.cache.on,
+			 "compile through kwarn's exact compiler cache"),
+		OPT_FLAG(0, "no-compiler-cache", &q.cache.off,
+			 "compile every object, without the compiler cache"),
+		OPT_STRING(
+			0, "cache-size", &q.cache.size, "SIZE",
+			"the compiler cache's size (default: " CCACHE_DEFAULT_SIZE
+			")"),
+		OPT_STRING(0, "compiler-cache-remote", &q.cache.remote, "URL",
+			   "share the compiler cache on redis://HOST:PORT"),
 		OPT_END,
 	};
 	int argi, prc, ret = 2, lockfd = -1, nnew = 0, measured_any = 0;

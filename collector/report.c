@@ -172,6 +172,12 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 				json_is_string(json_object_get(e, "verdict")) ?
 					jstr(e, "verdict") :
 					"-");
+			if (json_is_integer(json_object_get(e, "cache_hits")))
+				fprintf(fp,
+					"   compiler cache: %lld of %lld C compiles from the cache\n",
+					jint(e, "cache_hits"),
+					jint(e, "cache_hits") +
+						jint(e, "cache_misses"));
 			mods = json_object_get(e, "modules");
 			if (json_is_object(mods))
 				fprintf(fp,

@@ -106,19 +106,28 @@ void progress(struct run *r, size_t k, const char *what)
 	size_t objs = count_dir(cap);
 	struct strbuf sb = STRBUF_INIT;
 	long eta = -1;
+	int building;
 
 	free(cap);
+	ccache_count_update(&r->cache);
 	strbuf_addf(&sb, "%s", what);
 	if (r->nr_ccs > 1 && r->cc)
 		strbuf_addf(&sb, " (%s)", r->cc->tc->name);
+	building = !strcmp(what, "building") || !strcmp(what, "built");
 	if (!strcmp(what, "building") && r->expected && objs &&
 	    objs <= r->expected) {
 		eta = (long)(pel * (int64_t)(r->expected - objs) /
 			     (int64_t)objs);
-		strbuf_addf(&sb, ": %zu/%zu objects, about %ld min left", objs,
-			    r->expected, (eta + 59) / 60);
-	} else if (!strcmp(what, "building") && objs) {
+		strbuf_addf(&sb, ": %zu/%zu objects", objs, r->expected);
+		if (r->cached)
+			strbuf_addf(&sb, " (%lld from the cache)",
+				    r->cache.hits);
+		strbuf_addf(&sb, ", about %ld min left", (eta + 59) / 60);
+	} else if (building && objs) {
 		strbuf_addf(&sb, ": %zu objects", objs);
+		if (r->cached)
+			strbuf_addf(&sb, " (%lld from the cache)",
+				    r->cache.hits);
 	}
 	if (r->tty)
 		fprintf(stderr, "\r\033[K[%zu/%zu] %.40s: %s, %lds elapsed",
@@ -146,6 +155,9 @@ void progress(struct run *r, size_t k, const char *what)
 				      json_null());
 		json_object_set_new(o, "eta_s",
 				    eta >= 0 ? json_integer(eta) : json_null());
+		json_object_set_new(o, "cache_hits",
+				    r->cached ? json_integer(r->cache.hits) :
+						json_null());
 		text = json_dumps(o, JSON_COMPACT);
 		json_decref(o);
 		store_run_progress(r->db, r->run_id, text);
@@ -810,7 +822,7 @@ int build_point(struct run *r, size_t k)
 	char *owned[MAKE_OWNED] = { NULL }, *log = NULL, *cap = NULL,
 	     *image = NULL;
 	char **stale = NULL, *tail = NULL, *targets = NULL, *save = NULL;
-	char *pointfile = NULL, *was = NULL, *mods = NULL;
+	char *pointfile = NULL, *was = NULL, *mods = NULL, *statslog = NULL;
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	struct boot_result boot;
@@ -846,6 +858,8 @@ int build_point(struct run *r, size_t k)
 	r->point_started = util_now_ms();
 	r->expected = objects_expected(r);
 	setenv("KWARN_CAPTURE_DIR", cap, 1);
+	statslog = xstrfmt("%s/ccache-stats.log", r->kdir);
+	ccache_count_start(&r->cache, statslog);
 	t0 = util_now_ms();
 	n = base = make_argv(r, argv, ARRAY_SIZE(argv), owned);
 	if (r->targets) {
@@ -887,6 +901,12 @@ int build_point(struct run *r, size_t k)
 		rc3 = install_modules(r, k, log, &mods);
 	}
 	unsetenv("KWARN_CAPTURE_DIR");
+	if (!interrupted && rc >= 0)
+		progress(r, k, "built");
+	bi.cached = r->cached;
+	bi.cache_hits = r->cache.hits;
+	bi.cache_misses = r->cache.misses;
+	ccache_count_stop(&r->cache);
 	if (interrupted || rc < 0 || rc3 < 0)
 		goto out;
 	bi.wall_ms = util_now_ms() - t0;
@@ -948,5 +968,7 @@ out:
 	free(pointfile);
 	free(was);
 	free(mods);
+	free(statslog);
+	ccache_count_stop(&r->cache);
 	return ret;
 }

@@ -305,7 +305,9 @@ static const char *const run_usage[] = {
 	"          [--level N] [-j N] [--full] [--no-boot] [--cc-launcher L]",
 	"          [--fail-on-new] [--force] [--boot-timeout S] [--boot-silence S]",
 	"          [--targets OBJ,OBJ...] [--cc NAME]... [--arch x86_64|arm64]...",
-	"          [--warnings W=N,-Wflag...]",
+	"          [--warnings W=N,-Wflag...] [--compiler-cache]",
+	"          [--no-compiler-cache]",
+	"          [--cache-size SIZE] [--compiler-cache-remote URL]",
 	NULL,
 };
 
@@ -521,6 +523,12 @@ static int run_execute(struct run r_in, long long *run_id_out)
 		run_release(&r);
 		return 2;
 	}
+	rc = ccache_setup(&r.cco, r.launcher);
+	if (rc < 0) {
+		run_release(&r);
+		return 2;
+	}
+	r.cached = rc;
 	if (!util_in_path("make")) {
 		error("make is not installed (run scripts/install-deps)");
 		run_release(&r);
@@ -852,6 +860,7 @@ int run_request(long long *run_id_out, const struct run_request *q)
 		r.cc_names[r.nr_cc_names++] = q->cc_names[i];
 	r.warnings = q->warnings;
 	r.targets = q->targets;
+	r.cco = q->cache;
 	r.silence_s = 30;
 	r.timeout_s = 120;
 	r.out = stderr;
@@ -904,6 +913,16 @@ int cmd_run(int argc, char **argv)
 			 "x86_64 or arm64 (default: x86_64)"),
 		OPT_STRING(0, "warnings", &r.warnings, "W=N,-Wflag...",
 			   "the warnings to measure"),
+		OPT_FLAG(0, "compiler-cache", &r.cco.on,
+			 "compile through kwarn's exact compiler cache"),
+		OPT_FLAG(0, "no-compiler-cache", &r.cco.off,
+			 "compile every object, without the compiler cache"),
+		OPT_STRING(
+			0, "cache-size", &r.cco.size, "SIZE",
+			"the compiler cache's size (default: " CCACHE_DEFAULT_SIZE
+			")"),
+		OPT_STRING(0, "compiler-cache-remote", &r.cco.remote, "URL",
+			   "share the compiler cache on redis://HOST:PORT"),
 		OPT_END,
 	};
 	char *abs_frags[ARRAY_SIZE(r.frags)] = { NULL }, *base_path = NULL;

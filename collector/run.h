@@ -64,6 +64,7 @@ struct run {
 	const char *arch_names[4]; /* --arch, in order; none: x86_64 */
 	size_t nr_arch_names;
 	const char *warnings; /* --warnings SPEC, or NULL */
+	struct ccache_opts cco; /* the compiler cache's options */
 	FILE *out; /* where the summary goes */
 	int silence_s, timeout_s;
 	/* state */
@@ -88,6 +89,8 @@ struct run {
 	int tty;
 	int64_t started, point_started;
 	size_t expected; /* objects a cold build will compile, or 0 */
+	int cached; /* compiles go through the compiler cache */
+	struct ccache_count cache; /* the point's compiles from it */
 };
 
 /* run.c */

@@ -385,7 +385,8 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 		       " (SELECT COUNT(*) FROM boot_modules m"
 		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
 		       " (SELECT json_group_array(m.name) FROM boot_modules m"
-		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok')"
+		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
+		       " b.cache_hits, b.cache_misses"
 		       " FROM builds b LEFT JOIN boots bo ON bo.id ="
 		       " (SELECT MAX(id) FROM boots WHERE build_id = b.id)"
 		       " WHERE b.id = ?"))
@@ -460,6 +461,7 @@ int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 					json_null() :
 					json_string(db_col_text(bt, 6)));
 			json_object_set_new(e, "modules", boot_modules(bt, 7));
+			json_set_cols(e, bt, 10, "cache_hits:i cache_misses:i");
 		}
 		sqlite3_reset(bt);
 		/* the live ones, and the fixed: what each commit fixed */
@@ -1745,8 +1747,9 @@ int query_run_commits(json_t **out, sqlite3 *db, long long id)
 	*out = NULL;
 	if (db_prepare(&st, db,
 		       "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
-		       " c.apply_status, (SELECT MAX(b.id) FROM builds b"
-		       " WHERE b.commit_id = c.id) FROM commits c"
+		       " c.apply_status, b.id, b.cache_hits, b.cache_misses"
+		       " FROM commits c LEFT JOIN builds b ON b.id ="
+		       " (SELECT MAX(id) FROM builds WHERE commit_id = c.id)"
 		       " WHERE c.run_id = ? ORDER BY c.position"))
 		return -1;
 	db_bind_int(st, 1, id, 0);
@@ -1756,7 +1759,8 @@ int query_run_commits(json_t **out, sqlite3 *db, long long id)
 
 		json_set_cols(c, st, 0,
 			      "id:i position:i sha:s subject:s patch:s "
-			      "apply_status:s build:i");
+			      "apply_status:s build:i cache_hits:i "
+			      "cache_misses:i");
 		json_array_append_new(commits, c);
 	}
 	sqlite3_finalize(st);

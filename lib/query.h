@@ -104,7 +104,8 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id);
  * One entry per commit of run RUN_ID in series order, as a new array in
  * *out: commit, position, subject, author, patch, apply_status
  * (apply_error), build, status, the counts of query_run_counts(), the
- * build's wall_ms, objects_compiled, build_dir, the boot's verdict,
+ * build's wall_ms, objects_compiled, build_dir, cache_hits and
+ * cache_misses (null without the compiler cache), the boot's verdict,
  * boot_ms, boot_reason and modules, and warnings_list: the live and the
  * fixed warnings of that point (query_point_warnings()).  Returns 0 or -1.
  */
@@ -275,7 +276,9 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id);
  *   (live at the tip), compiler};
  * - query_run: one of them, or NULL when there is no run ID;
  * - query_run_commits: run ID's commits {id, position, sha, subject,
- *   patch, apply_status, build} in series order;
+ *   patch, apply_status, build, cache_hits, cache_misses} in series
+ *   order (the last build's compiles from the compiler cache and not,
+ *   null without it);
  * - query_trees: every tree with its runs;
  * - query_run_total, query_run_exists: how many runs; whether run ID is.
  */

@@ -222,8 +222,8 @@ int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
 	if (db_prepare(&st, db,
 		       "INSERT INTO builds(commit_id, config_name, config_hash,"
 		       " compiler, flags, level, status, wall_ms, log_tail,"
-		       " image, arch, build_dir)"
-		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
+		       " image, arch, build_dir, cache_hits, cache_misses)"
+		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
 		goto fail;
 	db_bind_int(st, 1, commit_id, 0);
 	db_bind_text(st, 2, info->config_name);
@@ -237,6 +237,8 @@ int bw_begin(struct build_writer **out, sqlite3 *db, long long commit_id,
 	db_bind_text(st, 10, info->image);
 	db_bind_text(st, 11, info->arch);
 	db_bind_text(st, 12, info->build_dir);
+	db_bind_int(st, 13, info->cached ? info->cache_hits : -1, 1);
+	db_bind_int(st, 14, info->cached ? info->cache_misses : -1, 1);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("cannot store build: %s", sqlite3_errmsg(db));
 		goto fail;

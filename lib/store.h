@@ -96,6 +96,8 @@ struct build_info {
 	const char *image;
 	const char *arch; /* "x86_64", "arm64", or NULL (ingested) */
 	const char *build_dir; /* in kwarn's cache, NULL (ingested) */
+	int cached; /* built with the compiler cache: the two below count */
+	long long cache_hits, cache_misses; /* C compiles from it, and not */
 };
 
 struct build_writer;
