@@ -54,6 +54,9 @@ chromium chromium
 perl perl
 prove perl
 ar binutils
+ld binutils
+zstd zstd
+bzip2 bzip2
 python3 python3
 jq jq
 curl curl
