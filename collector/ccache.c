@@ -183,7 +183,7 @@ int ccache_setup(const struct ccache_opts *o, const char *launcher)
 		goto out;
 	}
 	if (o->off && launcher && launcher_word(launcher, "ccache")) {
-		error("--cc-launcher ccache with --no-compiler-cache: kwarn's compiler cache is ccache, on by default; drop ccache from --cc-launcher");
+		error("--cc-launcher ccache with --no-compiler-cache: kwarn's compiler cache is ccache; drop ccache from --cc-launcher");
 		goto out;
 	}
 	/* kwarn's settings apply to any ccache it runs, ours or a launcher's */

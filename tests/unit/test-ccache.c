@@ -108,7 +108,7 @@ static char *compile(const char *cc, const char *file, int level, int plain,
 static int use_cache(const char *name, const char *remote)
 {
 	char *dir = xstrfmt("%s/%s", tmp, name);
-	struct ccache_opts o = { .dir = dir, .remote = remote };
+	struct ccache_opts o = { .on = 1, .dir = dir, .remote = remote };
 	int rc = ccache_setup(&o, NULL);
 
 	free(dir);
