@@ -137,6 +137,12 @@ check: deps
 	$(MAKE) all unit
 	tests/run
 
+# The edit-compile-test tier: every test but those that build or boot a
+# kernel (marked "# kwarn-test: kernel").  make check stays the whole suite.
+check-fast: deps
+	$(MAKE) all unit
+	tests/run --fast
+
 fuzz: $(B)/fuzz-parse
 	mkdir -p $(B)/fuzz-corpus
 	$(B)/fuzz-parse -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
@@ -178,7 +184,7 @@ install: all
 clean:
 	rm -rf $(B) bin
 
-.PHONY: all deps unit check fuzz fuzz-request bench eval demo style-check install clean
+.PHONY: all deps unit check check-fast fuzz fuzz-request bench eval demo style-check install clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # End to end on the real packaged tree: kwarn run builds the four-patch test
 # series in tests/data/series on linux-source-6.1 with the qemu config,
 # boots every point, and the per-commit counts, identities, the header seen

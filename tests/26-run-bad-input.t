@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn run on bad input: each ends with one clear line naming the cause, a
 # non-zero exit, and the database still consistent.
 set -u

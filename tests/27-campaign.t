@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # Campaign mode on the real packaged tree, single objects only
 # (--targets kernel/panic.o), over the two-patch series in
 # tests/data/campaign: a fall-through marked only by a comment, one marked

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # The reproducer reproduces: kwarn run builds the test series of
 # tests/25-series-e2e.t on linux-source-6.1 (warm cache: minutes), then the
 # reproducer that kwarn report prints for a new warning is run as printed,

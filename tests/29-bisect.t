@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn bisect by one object: a git tree made here from kwarn's cached
 # import of linux-source-6.1 (git clone --shared) with 32 commits on top:
 # commit 16 does not build (an #error in kernel/panic.c, taken out again by

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # Boot verdicts on a real kernel: tinyconfig + kernel/configs/qemu.config
 # from linux-source-6.1 (tests/lib/kernel-image builds it once into the
 # cache, minutes when cold).  The good kernel passes with this boot's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn run --full on the real packaged tree: every point builds bzImage and
 # modules, installs them (make modules_install, stripped, depmod'ed) and
 # boots with them; the init loads each one and the boot records which

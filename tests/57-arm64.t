@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # arm64: kwarn run --arch x86_64 --arch arm64 builds the four-patch test
 # series of tests/25-series-e2e.t on linux-source-6.1 for both arches in one
 # invocation (kernel/configs/qemu.config stands for each arch's qemu

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn nightly on the real packaged trees (linux-source-6.1 and 6.12, qemu
 # config): one nightly measures both and compares them; a synthetic newer
 # upload of 6.1 that adds an implicit fall-through makes the next nightly

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn nightly --repo PATH --ref BRANCH on a user's git tree: the branch
 # is named as the user names it (the name lives in the user's repository,
 # not in kwarn's cache), its newest commit is measured once, a new commit

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn nightly --repo on a branch that moved by 32 commits since the last
 # nightly: the new warning is bisected by its object alone and the report
 # says which commit brought it.  Commit 16 does not build (an #error in

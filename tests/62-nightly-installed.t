@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn nightly exactly as the installed systemd unit and cron line run it
 # (`kwarn nightly --db FILE`: /usr/src, kernel/series, the qemu config), on
 # the real packaged trees linux-source-6.1 and linux-source-6.12.  The

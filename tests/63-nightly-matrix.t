@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn nightly as a campaign matrix: --cc gcc --cc clang-16 on the
 # packaged 6.1, single object (--targets kernel/panic.o), no boot.
 #

