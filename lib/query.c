@@ -2472,13 +2472,12 @@ out:
 	return ret;
 }
 
-int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
+int query_diff_each(sqlite3 *db, long long from, long long to,
+		    int (*fn)(const struct diff_row *row, void *ctx), void *ctx)
 {
 	sqlite3_stmt *st = NULL;
-	json_t *arr;
-	int rc;
+	int rc, ret = 0;
 
-	*out = NULL;
 	if (db_prepare(&st, db,
 		       "SELECT i.fingerprint, i.id, i.file,"
 		       " COALESCE(db.line, da.line), i.function, i.option,"
@@ -2498,28 +2497,31 @@ int query_diff(json_t **out, sqlite3 *db, long long from, long long to)
 		return -1;
 	db_bind_int(st, 1, from, 0);
 	db_bind_int(st, 2, to, 0);
-	arr = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *w = json_object();
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct diff_row w = {
+			.identity = (const char *)sqlite3_column_text(st, 0),
+			.identity_id = sqlite3_column_int64(st, 1),
+			.file = (const char *)sqlite3_column_text(st, 2),
+			.line = sqlite3_column_type(st, 3) == SQLITE_NULL ?
+					-1 :
+					sqlite3_column_int64(st, 3),
+			.function = (const char *)sqlite3_column_text(st, 4),
+			.option = (const char *)sqlite3_column_text(st, 5),
+			.message = (const char *)sqlite3_column_text(st, 6),
+			.from = (const char *)sqlite3_column_text(st, 7),
+			.to = (const char *)sqlite3_column_text(st, 8),
+			.verdict = (const char *)sqlite3_column_text(st, 9),
+			.fix = (const char *)sqlite3_column_text(st, 10),
+			.reason = (const char *)sqlite3_column_text(st, 11),
+		};
 
-		json_set_cols(w, st, 0,
-			      "identity:s identity_id:i file:s line:i"
-			      " function:s option:s message:s from:s to:s"
-			      " verdict:s fix:s reason:s");
-		json_array_append_new(arr, w);
+		ret = fn(&w, ctx);
 	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = error("cannot compare commits %lld and %lld: %s", from,
+			    to, sqlite3_errmsg(db));
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
-		return error("cannot compare commits %lld and %lld: %s", from,
-			     to, sqlite3_errmsg(db));
-	}
-	if (query_triage_annotate(db, arr, "identity")) {
-		json_decref(arr);
-		return -1;
-	}
-	*out = arr;
-	return 0;
+	return ret;
 }
 
 int query_identity_states(json_t **out, sqlite3 *db, const char *ident,

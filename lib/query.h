@@ -508,15 +508,26 @@ int query_series_commits(json_t *commits, sqlite3 *db, long long run_id);
 int query_run_series(const json_t *commits, sqlite3 *db, long long run_id,
 		     const char *key, series_cell_fn *cell, void *ctx);
 
+/* One row of query_diff_each(); valid during the call only. */
+struct diff_row {
+	const char *identity; /* the fingerprint */
+	long long identity_id;
+	const char *file;
+	long long line; /* -1: none */
+	const char *function, *option, *message;
+	const char *from, *to; /* the state at each commit, or NULL */
+	const char *verdict, *fix, *reason; /* kwarn classify's, or NULL */
+};
+
 /*
  * Every warning live at commit FROM or at commit TO (any two commits, of
- * one run or of two), one row each, into *out: [{"identity",
- * "identity_id", "file", "line", "function", "option", "message",
- * "from", "to", "verdict", "fix", "reason", "triage"}] where from and to
- * are the state at each commit (null: none), sorted by file and line.
- * 0 or -1 (reported).
+ * one run or of two), one row each, sorted by file and line, passed to FN
+ * as it is read: nothing is held but the row, so a diff of any size costs
+ * what the caller keeps.  Stops at FN's first non-zero return and returns
+ * it; else 0, or -1 (reported).
  */
-int query_diff(json_t **out, sqlite3 *db, long long from, long long to);
+int query_diff_each(sqlite3 *db, long long from, long long to,
+		    int (*fn)(const struct diff_row *row, void *ctx), void *ctx);
 
 /*
  * Warning IDENT (fingerprint or identities id) across the commits of run

@@ -155,6 +155,8 @@ static const struct param_rule {
 	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64", NULL },
 	{ "group", 1, 1, 1, ",1,", "1", NULL },
 	{ "triage", 1, 32, 1, NULL, NULL, triage_states },
+	{ "kind", 1, 16, 1, ",new,fixed,remaining,not_built,",
+	  "new, fixed, remaining or not_built", NULL },
 	{ "owner", 1, 256, 1, NULL, "a maintainer's name or address", NULL },
 };
 
@@ -182,7 +184,8 @@ static const struct route {
 	  "run commit state triage limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
 	{ "/api/runs/*/series", api_run_series, "by limit offset" },
-	{ "/api/diff", api_diff, "from to run from_run to_run" },
+	{ "/api/diff", api_diff,
+	  "from to run from_run to_run kind limit offset" },
 	{ "/api/warnings/*/states", api_warning_states, "run" },
 	{ "/api/warnings/*/triage", api_warning_triage, "" },
 };

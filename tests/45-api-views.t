@@ -217,6 +217,27 @@ jq -e --argjson g "$(jq '.[2].warnings' "$tmp/bd.$RUN")" \
 	"$tmp/dx" >/dev/null
 ok $? "diff across two runs by commit id: counts match both burn-downs"
 
+# paged: each kind's list a page of at most 'limit' from 'offset', the
+# counts and subsystems over the whole diff
+pages=
+for off in 0 1 2 3 4; do
+	pages="$pages$(get "/api/diff?from=$C1&to=$C3&run=$RUN&kind=fixed&limit=1&offset=$off" |
+		jq -c '[.fixed[].identity] | .[]')"
+done
+[ "$(echo "$pages" | jq -sc .)" = "$(jq -c '[.fixed[].identity]' "$tmp/d13")" ]
+ok $? "diff kind=fixed&limit=1, offsets 0 to 4: the full list, in order, and then nothing"
+get "/api/diff?from=$C1&to=$C3&run=$RUN&kind=fixed&limit=2&offset=1" >"$tmp/dpage"
+jq -e --slurpfile f "$tmp/d13" '(.fixed | length) == 2 and
+	.fixed == $f[0].fixed[1:3] and .counts == $f[0].counts and
+	.subsystems == $f[0].subsystems and (has("new") | not) and
+	.kind == "fixed" and .limit == 2 and .offset == 1' "$tmp/dpage" >/dev/null
+ok $? "diff kind=fixed&limit=2&offset=1: that page, the whole diff's counts, no other list"
+jq -e '.limit == 1000 and .offset == 0 and .kind == null' "$tmp/d13" >/dev/null
+ok $? "diff without paging: up to 1000 of each kind"
+err_is 400 "/api/diff?from=$C1&to=$C3&run=$RUN&kind=gone" "kind"
+ok $? "diff kind=gone: 400"
+err_is 400 "/api/diff?from=$C1&to=$C3&run=$RUN&limit=1001" "limit"
+ok $? "diff limit=1001: 400"
 err_is 400 "/api/diff?from=base&to=tip" "needs 'run'"
 ok $? "diff base..tip without run: 400"
 err_is 400 "/api/diff?from=$C1" "missing parameter 'to'"

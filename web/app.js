@@ -779,7 +779,9 @@ async function viewWarning(identity, commit, q) {
 
 // ---- diff of two commits, or of two nights ----
 
-function diffList(kind, list, commit) {
+// LIST is the first page of KIND (the server pages each kind at 1,000);
+// COUNT the whole diff's.
+function diffList(kind, list, count, commit) {
 	const at = kind === 'new' || kind === 'remaining' ? commit.to : commit.from;
 	const item = (w) => {
 		const where = w.file + ':' + w.line + (w.function ? ' in ' + w.function + '()' : '') +
@@ -790,8 +792,10 @@ function diffList(kind, list, commit) {
 			el('div', { class: 'where mono cut', title: where }, where));
 	};
 	return el('section', { class: 'diff-list', id: 'diff-' + kind },
-		el('h2', {}, kind.replace('_', ' ') + ' (' + list.length + ')'),
-		list.length ? el('ul', {}, ...list.map(item)) : el('p', { class: 'muted' }, 'none'));
+		el('h2', {}, kind.replace('_', ' ') + ' (' + count + ')'),
+		list.length ? el('ul', {}, ...list.map(item)) : el('p', { class: 'muted' }, 'none'),
+		list.length < count ? el('p', { class: 'muted' }, 'the first ' + list.length +
+			' of ' + count + ' shown') : null);
 }
 
 // What kwarn nightly reported of each nightly run it compared (GET
@@ -904,9 +908,10 @@ async function viewDiff(q) {
 		el('span', {}, el('b', {}, c.remaining), ' remaining'),
 		el('span', {}, el('b', {}, c.not_built), ' not built'))),
 	card('By subsystem', subTable),
-	card(null, diffList('new', d.new, commit), diffList('fixed', d.fixed, commit),
-		diffList('not_built', d.not_built, commit),
-		diffList('remaining', d.remaining, commit)));
+	card(null, diffList('new', d.new, c.new, commit),
+		diffList('fixed', d.fixed, c.fixed, commit),
+		diffList('not_built', d.not_built, c.not_built, commit),
+		diffList('remaining', d.remaining, c.remaining, commit)));
 }
 
 // ---- nightly: trees x nights ----
