@@ -142,7 +142,8 @@ static void count_subsystems(struct diff_walk *d, const struct diff_row *w,
 	if (!d->file || strcmp(d->file, w->file)) {
 		free(d->file);
 		d->file = xstrdup(w->file);
-		d->nidx = maint_match(d->idx, ARRAY_SIZE(d->idx), d->m, w->file);
+		d->nidx =
+			maint_match(d->idx, ARRAY_SIZE(d->idx), d->m, w->file);
 		if (d->nidx > ARRAY_SIZE(d->idx))
 			d->nidx = ARRAY_SIZE(d->idx);
 	}

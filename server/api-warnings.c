@@ -6,11 +6,13 @@
 #include <assert.h>
 #include <errno.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "json.h"
 #include "query.h"
 #include "server.h"
@@ -138,6 +140,7 @@ struct wquery {
 	const char *file, *function;
 	char *option; /* with its "-W" */
 	char *files; /* JSON array of files (subsystem), or NULL */
+	const char *subsystem, *owner; /* named in the answer, or NULL */
 	long limit, offset;
 };
 
@@ -156,34 +159,411 @@ static int check_state(struct api_reply *reply, const char *s)
 			" fixed or not_built");
 }
 
-/* Run Q into a new object {total, limit, offset, state, commit, warnings}. */
-static int warnings_run(struct api_reply *reply, sqlite3 *db,
+/*
+ * The envelope of Q's answer with WARNINGS (a new reference is taken) as
+ * its last member: {total, limit, offset, state, triage, commit,
+ * subsystem, owner, warnings}.
+ */
+static json_t *warnings_envelope(const struct wquery *q, json_int_t total,
+				 json_t *warnings)
+{
+	json_t *o = json_object();
+
+	api_set(o, "total", json_integer(total));
+	api_set(o, "limit", json_integer(q->limit));
+	api_set(o, "offset", json_integer(q->offset));
+	api_set(o, "state",
+		q->state ? json_string(q->state) : json_string("new,present"));
+	api_set(o, "triage", q->triage ? jstr(q->triage) : NULL);
+	api_set(o, "commit", api_point_json(q->p));
+	if (q->subsystem)
+		api_set(o, "subsystem", jstr(q->subsystem));
+	if (q->owner)
+		api_set(o, "owner", jstr(q->owner));
+	api_set(o, "warnings", json_incref(warnings));
+	return o;
+}
+
+static void filter_of(struct warn_filter *f, const struct wquery *q)
+{
+	f->state = q->state;
+	f->file = q->file;
+	f->function = q->function;
+	f->option = q->option;
+	f->files = q->files;
+	f->triage = q->triage;
+	f->limit = q->limit;
+	f->offset = q->offset;
+}
+
+/*
+ * A point's whole sorted result for one filter, kept between writes so
+ * that any page of it costs a copy, whatever its offset: a client paging
+ * through, or many asking at random offsets, would otherwise each sort
+ * the point's warnings and read the details of their page again.  The
+ * rows' compact JSON texts one after the other (blob) and where each
+ * starts (aux); fp[0] the row count, fp[1] the requests read page by page
+ * while none was kept, fp[2] set when the result could not be kept at
+ * state sig.  The second request of a result larger than its page hands
+ * the build to the builder thread below, and so does the first after a
+ * write to a kept one, whose previous state's pages are served meanwhile
+ * (as the answer cache does; the reply says so in X-Kwarn-Result).  A
+ * result of more than RESULT_ROWS rows or RESULT_BYTES bytes is never
+ * kept: its pages are read one by one.
+ */
+#define RESULT_ROWS 50000
+#define RESULT_BYTES (8 << 20) /* 4 slots: at most 32 MB */
+
+static struct cache_ent result_slots[4];
+struct cache api_result_cache = CACHE_INIT(result_slots, NULL);
+
+static char *result_key(const struct wquery *q)
+{
+	return xstrfmt("%lld\n%s\n%s\n%s\n%s\n%s\n%s", q->p->commit_id,
+		       q->state ? q->state : "", q->triage ? q->triage : "",
+		       q->file ? q->file : "", q->function ? q->function : "",
+		       q->option ? q->option : "", q->files ? q->files : "");
+}
+
+/* Q's whole result as blob and index (texts of rows, their offsets). */
+static int result_build(struct blob **text, struct blob **index, sqlite3 *db,
 			const struct wquery *q)
 {
 	struct warn_filter f = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	json_t *got = NULL, *rows, *w;
+	size_t *off, i, n;
+	int ret = 1;
+
+	filter_of(&f, q);
+	f.limit = -1;
+	f.offset = 0;
+	if (query_point_warnings(&got, db, q->p, &f))
+		return -1;
+	rows = json_object_get(got, "warnings");
+	n = json_array_size(rows);
+	if (n > RESULT_ROWS)
+		goto out;
+	off = xmalloc((n + 1) * sizeof(*off));
+	json_array_foreach(rows, i, w) {
+		char *t = json_dumps(w, JSON_COMPACT);
+
+		off[i] = sb.len;
+		if (t)
+			strbuf_addstr(&sb, t);
+		free(t);
+		if (!t || sb.len > RESULT_BYTES)
+			break;
+	}
+	if (i == n) {
+		off[n] = sb.len;
+		*text = blob_new(sb.buf, sb.len);
+		*index = blob_new((const char *)off, (n + 1) * sizeof(*off));
+		ret = 0;
+	}
+	free(off);
+out:
+	strbuf_release(&sb);
+	json_decref(got);
+	return ret;
+}
+
+/*
+ * Q's page of TEXT/INDEX (result_build()) as REPLY's text; STALE: of the
+ * database state before the last write, while the builder rebuilds it.
+ */
+static void result_serve(struct api_reply *reply, const struct wquery *q,
+			 const struct blob *text, const struct blob *index,
+			 int stale)
+{
+	const size_t *off = (const size_t *)(const void *)index->data;
+	size_t n = index->len / sizeof(*off) - 1, from, to;
+	json_t *o, *empty = json_array();
+	struct strbuf sb = STRBUF_INIT;
+	char *head;
+
+	from = (size_t)q->offset < n ? (size_t)q->offset : n;
+	to = n - from > (size_t)q->limit ? from + (size_t)q->limit : n;
+	o = warnings_envelope(q, (json_int_t)n, empty);
+	json_decref(empty);
+	head = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	/* head ends with "warnings":[]} */
+	assert(head && strlen(head) >= 3);
+	strbuf_add(&sb, head, strlen(head) - 2);
+	for (size_t i = from; i < to; i++) {
+		if (i > from)
+			strbuf_addch(&sb, ',');
+		strbuf_add(&sb, text->data + off[i], off[i + 1] - off[i]);
+	}
+	strbuf_addstr(&sb, "]}");
+	free(head);
+	reply->status = 200;
+	reply->result = stale ? "kept, rebuilding" : "kept";
+	reply->len = sb.len;
+	reply->text = strbuf_detach(&sb, NULL);
+}
+
+/*
+ * The one thread that builds kept results, with a connection of its own,
+ * so that no worker thread (and no connection it serves) waits for a
+ * build: a request that finds no current result reads its page alone and
+ * hands the build here.  One job at a time; a request that finds the
+ * thread busy reads its page alone and leaves the build to a later one.
+ */
+struct result_job {
+	char *key;
+	long long commit_id;
+	char *state, *triage, *file, *function, *option, *files;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	int started, stop;
+	struct result_job *job; /* waiting, or NULL */
+	int busy;
+	sqlite3 *(*db_of)(void);
+} builder = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	      .cond = PTHREAD_COND_INITIALIZER };
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void job_free(struct result_job *j)
+{
+	if (!j)
+		return;
+	free(j->key);
+	free(j->state);
+	free(j->triage);
+	free(j->file);
+	free(j->function);
+	free(j->option);
+	free(j->files);
+	free(j);
+}
+
+/* Build job J's result and keep it (or give the entry up on failure). */
+static void job_run(const struct result_job *j, sqlite3 *db)
+{
+	struct blob *text = NULL, *index = NULL;
+	struct wquery q = { 0 };
+	struct query_point p;
+	struct cache_ent *e;
+	struct db_sig sig = { 0 };
+	int ret = -1, version = -1, have_point = 0;
+
+	q.state = j->state;
+	q.triage = j->triage;
+	q.file = j->file;
+	q.function = j->function;
+	q.option = j->option;
+	q.files = j->files;
+	if (db) {
+		/* the state before the snapshot: a write meanwhile rebuilds */
+		cache_db_sig(&sig, db);
+		if (!db_read_begin(&version, db)) {
+			if (version == db_schema_version() &&
+			    !query_point(&p, db, j->commit_id)) {
+				have_point = 1;
+				q.p = &p;
+				ret = result_build(&text, &index, db, &q);
+			}
+			db_rollback(db);
+		}
+	}
+	cache_lock(&api_result_cache);
+	e = cache_find(&api_result_cache, j->key);
+	if (e && e->building) {
+		e->building = 0;
+		if (!ret) {
+			blob_unref(e->blob);
+			blob_unref(e->aux);
+			e->blob = blob_ref(text);
+			e->aux = blob_ref(index);
+			e->sig = sig;
+			e->fp[0] = (long long)(index->len / sizeof(size_t)) - 1;
+			e->fp[2] = 0;
+		} else {
+			/* too large, or failed: read page by page at this state */
+			blob_unref(e->blob);
+			blob_unref(e->aux);
+			e->blob = e->aux = NULL;
+			e->sig = sig;
+			e->fp[2] = 1;
+		}
+	}
+	cache_unlock(&api_result_cache);
+	blob_unref(text);
+	blob_unref(index);
+	if (have_point)
+		query_point_release(&p);
+}
+
+static void *builder_main(void *unused)
+{
+	pthread_mutex_lock(&builder.lock);
+	for (;;) {
+		struct result_job *j;
+
+		while (!builder.stop && !builder.job)
+			pthread_cond_wait(&builder.cond, &builder.lock);
+		if (builder.stop)
+			break;
+		j = builder.job;
+		builder.job = NULL;
+		builder.busy = 1;
+		pthread_mutex_unlock(&builder.lock);
+		job_run(j, builder.db_of());
+		job_free(j);
+		pthread_mutex_lock(&builder.lock);
+		builder.busy = 0;
+	}
+	pthread_mutex_unlock(&builder.lock);
+	return NULL;
+}
+
+/* Hand Q's build (entry KEY) to the builder: 1, or 0 if it is busy. */
+static int builder_take(const char *key, const struct wquery *q,
+			sqlite3 *(*db_of)(void))
+{
+	struct result_job *j;
+	int ok = 0;
+
+	pthread_mutex_lock(&builder.lock);
+	if (builder.stop || builder.job || builder.busy || !db_of)
+		goto out;
+	if (!builder.started) {
+		builder.db_of = db_of;
+		if (pthread_create(&builder.thread, NULL, builder_main, NULL))
+			goto out;
+		builder.started = 1;
+	}
+	j = xcalloc(1, sizeof(*j));
+	j->key = xstrdup(key);
+	j->commit_id = q->p->commit_id;
+	j->state = dup_or_null(q->state);
+	j->triage = dup_or_null(q->triage);
+	j->file = dup_or_null(q->file);
+	j->function = dup_or_null(q->function);
+	j->option = dup_or_null(q->option);
+	j->files = dup_or_null(q->files);
+	builder.job = j;
+	pthread_cond_signal(&builder.cond);
+	ok = 1;
+out:
+	pthread_mutex_unlock(&builder.lock);
+	return ok;
+}
+
+void api_results_stop(void)
+{
+	int started;
+
+	pthread_mutex_lock(&builder.lock);
+	builder.stop = 1;
+	started = builder.started;
+	job_free(builder.job);
+	builder.job = NULL;
+	pthread_cond_signal(&builder.cond);
+	pthread_mutex_unlock(&builder.lock);
+	if (started)
+		pthread_join(builder.thread, NULL);
+}
+
+/*
+ * Serve Q from the kept result when it is current, or of the state before
+ * the last write while the builder rebuilds it: 1 if REPLY is set, else 0
+ * (read the page alone).
+ */
+static int result_page(struct api_reply *reply, const struct api_req *r,
+		       const struct wquery *q)
+{
+	const char *path = sqlite3_db_filename(r->db, "main");
+	struct blob *text = NULL, *index = NULL;
+	struct cache_ent *e;
+	struct db_sig sig;
+	char *key;
+	int stale = 0;
+
+	if (!path || !*path)
+		return 0;
+	key = result_key(q);
+	cache_db_sig(&sig, r->db);
+	cache_lock(&api_result_cache);
+	e = cache_find(&api_result_cache, key);
+	if (e && e->blob && (e->building || cache_sig_equal(&e->sig, &sig))) {
+		text = blob_ref(e->blob);
+		index = blob_ref(e->aux);
+		stale = !cache_sig_equal(&e->sig, &sig);
+	}
+	cache_unlock(&api_result_cache);
+	free(key);
+	if (!text)
+		return 0;
+	result_serve(reply, q, text, index, stale);
+	blob_unref(text);
+	blob_unref(index);
+	return 1;
+}
+
+/*
+ * Q was read page by page, TOTAL rows: hand its build to the builder
+ * when this request is the one to ask (the second one of a result larger
+ * than a page, or the first after a write to one kept), unless it is too
+ * large to keep or failed to build at this state.
+ */
+static void result_ask(const struct api_req *r, const struct wquery *q,
+		       long long total)
+{
+	const char *path = sqlite3_db_filename(r->db, "main");
+	struct cache_ent *e;
+	struct db_sig sig;
+	char *key;
+	int build;
+
+	if (!path || !*path || total <= q->limit || total > RESULT_ROWS)
+		return;
+	key = result_key(q);
+	cache_db_sig(&sig, r->db);
+	cache_lock(&api_result_cache);
+	e = cache_find(&api_result_cache, key);
+	if (!e) {
+		e = cache_slot(&api_result_cache, key);
+		if (e)
+			e->fp[1] = 1;
+	} else if (!e->building &&
+		   !(e->fp[2] && cache_sig_equal(&e->sig, &sig))) {
+		/* a kept result out of date, or the second request */
+		build = e->blob || ++e->fp[1] >= 2;
+		if (build && builder_take(key, q, r->db_of))
+			e->building = 1;
+	}
+	cache_unlock(&api_result_cache);
+	free(key);
+}
+
+/* Run Q into REPLY: warnings_envelope() with Q's page. */
+static int warnings_run(struct api_reply *reply, const struct api_req *r,
+			const struct wquery *q)
+{
+	sqlite3 *db = r->db;
+	struct warn_filter f = { 0 };
 	json_t *got = NULL;
 
-	f.state = q->state;
-	f.file = q->file;
-	f.function = q->function;
-	f.option = q->option;
-	f.files = q->files;
-	f.triage = q->triage;
-	f.limit = q->limit;
-	f.offset = q->offset;
+	if (result_page(reply, r, q))
+		return 0;
+	filter_of(&f, q);
 	if (query_point_warnings(&got, db, q->p, &f))
 		return api_db_fail(reply, db);
-	reply->json = json_object();
-	api_set(reply->json, "total",
-		json_incref(json_object_get(got, "total")));
-	api_set(reply->json, "limit", json_integer(q->limit));
-	api_set(reply->json, "offset", json_integer(q->offset));
-	api_set(reply->json, "state",
-		q->state ? json_string(q->state) : json_string("new,present"));
-	api_set(reply->json, "triage", q->triage ? jstr(q->triage) : NULL);
-	api_set(reply->json, "commit", api_point_json(q->p));
-	api_set(reply->json, "warnings",
-		json_incref(json_object_get(got, "warnings")));
+	reply->json = warnings_envelope(
+		q, json_integer_value(json_object_get(got, "total")),
+		json_object_get(got, "warnings"));
+	result_ask(r, q, json_integer_value(json_object_get(got, "total")));
 	json_decref(got);
 	return 0;
 }
@@ -278,11 +658,9 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	if ((subsystem || owner) &&
 	    point_files(&q.files, reply, r->db, &p, subsystem, owner))
 		goto out;
-	ret = warnings_run(reply, r->db, &q);
-	if (!ret && subsystem)
-		api_set(reply->json, "subsystem", jstr(subsystem));
-	if (!ret && owner)
-		api_set(reply->json, "owner", jstr(owner));
+	q.subsystem = subsystem;
+	q.owner = owner;
+	ret = warnings_run(reply, r, &q);
 out:
 	free(q.option);
 	free(q.files);

@@ -116,6 +116,7 @@ static void answers_free(void);
 
 void api_cache_free(void)
 {
+	cache_release(&api_result_cache);
 	cache_release(&api_census_cache);
 	answers_free();
 	cache_release(&api_cache);
@@ -429,7 +430,7 @@ void api_dispatch(struct api_reply *reply, const struct api_target *t,
 		  sqlite3 *(*db_of)(void))
 {
 	const char *args[API_MAX_SEGMENTS];
-	struct api_req r = { NULL, args, t };
+	struct api_req r = { NULL, args, t, db_of };
 	const struct route *rt = route_match(args, t);
 	const char *file;
 	struct db_sig sig;

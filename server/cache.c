@@ -71,6 +71,7 @@ void cache_clear(struct cache *c, struct cache_ent *e)
 	free(e->key);
 	blob_unref(e->blob);
 	blob_unref(e->gz);
+	blob_unref(e->aux);
 	if (e->data) {
 		c->retired = xrealloc(c->retired,
 				      (c->nretired + 1) * sizeof(*c->retired));

@@ -443,7 +443,8 @@ static void hand_over(int fd, const struct sockaddr_storage *addr,
 		w->checked = nheads ? checked : UINT64_MAX;
 		w->heads = nheads;
 		w->done = 0;
-		w->relay = relay;
+		/* the last connection on FD cleared it in gate_connection() */
+		__atomic_store_n(&w->relay, relay, __ATOMIC_RELEASE);
 	}
 	__atomic_add_fetch(&g.starting, 1, __ATOMIC_ACQ_REL);
 	/* on failure MHD has closed FD itself */
@@ -478,8 +479,8 @@ void gate_connection(struct MHD_Connection *c, void **ctx, int started)
 	/* its descriptor is still open: no other connection has it yet */
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci && ci->connect_fd >= 0 && (size_t)ci->connect_fd < g.nwatch) {
-		r = g.watch[ci->connect_fd].relay;
-		g.watch[ci->connect_fd].relay = NULL;
+		r = __atomic_exchange_n(&g.watch[ci->connect_fd].relay, NULL,
+					__ATOMIC_ACQ_REL);
 	}
 	if (r)
 		relay_unref(r);
@@ -886,12 +887,13 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	 */
 	if (ti.tcpi_bytes_received - (uint64_t)queued != w->checked)
 		return;
-	w->conn = c;
+	/* the deadline first: expire() reads it once it sees conn */
 	w->deadline = util_now_ms() + GATE_IDLE * 1000;
+	__atomic_store_n(&w->conn, c, __ATOMIC_RELEASE);
 	MHD_suspend_connection(c);
 	ev.data.u32 = ID_WATCH | (uint32_t)fd;
 	if (epoll_ctl(g.epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
-		w->conn = NULL;
+		__atomic_store_n(&w->conn, NULL, __ATOMIC_RELEASE);
 		MHD_resume_connection(c);
 	}
 }
@@ -1026,7 +1028,8 @@ static void expire(void)
 		return;
 	g.idle_check = now + 1000;
 	for (size_t fd = 0; fd < g.maxfd; fd++)
-		if (g.watch[fd].conn && g.watch[fd].deadline <= now)
+		if (__atomic_load_n(&g.watch[fd].conn, __ATOMIC_ACQUIRE) &&
+		    g.watch[fd].deadline <= now)
 			watch_end((int)fd, NULL, 0);
 }
 
@@ -1103,6 +1106,7 @@ fail:
 	error("cannot listen on port %u: %s", (unsigned)ntohs(sa->sin_port),
 	      strerror(errno));
 	gate_stop();
+	gate_free();
 	return -1;
 }
 
@@ -1119,11 +1123,8 @@ void gate_stop(void)
 	}
 	/* MHD cannot stop with connections suspended */
 	for (size_t fd = 0; fd < g.maxfd; fd++)
-		if (g.watch[fd].conn)
+		if (__atomic_load_n(&g.watch[fd].conn, __ATOMIC_ACQUIRE))
 			watch_end((int)fd, NULL, 0);
-	free(g.watch);
-	g.watch = NULL;
-	g.nwatch = g.maxfd = 0;
 	for (size_t i = 0; i < GATE_SLOTS; i++) {
 		if (g.slot[i].fd >= 0)
 			close(g.slot[i].fd);
@@ -1136,4 +1137,11 @@ void gate_stop(void)
 	if (g.wake_fd >= 0)
 		close(g.wake_fd);
 	g.listen_fd = g.epoll_fd = g.wake_fd = -1;
+}
+
+void gate_free(void)
+{
+	free(g.watch);
+	g.watch = NULL;
+	g.nwatch = g.maxfd = 0;
 }

@@ -332,14 +332,16 @@ static void blob_release(void *cls)
 	blob_unref(cls);
 }
 
+/* RESULT: the X-Kwarn-Result header (api_reply's), or NULL. */
 static int json_reply(struct MHD_Connection *c, int status, const char *body,
-		      size_t len)
+		      size_t len, const char *result)
 {
-	return queue_json(
-		c, status,
-		MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
-						MHD_RESPMEM_MUST_COPY),
-		NULL);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
+
+	if (resp && result)
+		MHD_add_response_header(resp, "X-Kwarn-Result", result);
+	return queue_json(c, status, resp, NULL);
 }
 
 static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
@@ -377,9 +379,9 @@ static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 		static const char oops[] =
 			"{\"error\":\"cannot encode the answer\",\"status\":500}";
 
-		return json_reply(c, 500, oops, sizeof(oops) - 1);
+		return json_reply(c, 500, oops, sizeof(oops) - 1, NULL);
 	}
-	ret = json_reply(c, reply->status, body, len);
+	ret = json_reply(c, reply->status, body, len, reply->result);
 	free(body);
 	return ret;
 }
@@ -778,6 +780,8 @@ void http_stop(void)
 	if (daemon_)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
+	gate_free();
+	api_results_stop();
 	pthread_mutex_lock(&dbs_lock);
 	for (size_t i = 0; i < ndbs; i++)
 		db_close(dbs[i]);

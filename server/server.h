@@ -41,6 +41,8 @@ struct api_reply {
 	size_t len;
 	struct blob *blob; /* shared pre-built body (one reference) */
 	struct blob *gz; /* the same gzip-compressed, or NULL */
+	/* X-Kwarn-Result: a page of a kept result (api-warnings.c), or NULL */
+	const char *result;
 };
 
 /*
@@ -76,6 +78,7 @@ struct cache_ent {
 	/* what else tells it is current (a burn-down's) */
 	long long fp[QUERY_RUN_FP];
 	struct blob *blob, *gz; /* one reference each, or NULL */
+	struct blob *aux; /* an index into blob (api-warnings.c), or NULL */
 	void *data; /* owned; retired, never freed, when the entry goes */
 	int building; /* nonzero: not to be given up (a request builds it) */
 	unsigned long used; /* the cache's clock when last used */
@@ -146,6 +149,8 @@ struct api_req {
 	sqlite3 *db; /* this thread's read-only connection */
 	const char *const *args; /* path parameters, e.g. the run id */
 	const struct api_target *t; /* the query, through api_arg() */
+	/* the calling thread's connection, for work handed to another */
+	sqlite3 *(*db_of)(void);
 };
 
 /*
@@ -162,7 +167,7 @@ const char *api_arg(const struct api_req *r, const char *name);
 #define MAX_REF 255 /* the longest commit reference */
 
 /* The caches of the endpoints (see api.c). */
-extern struct cache api_cache, api_census_cache;
+extern struct cache api_cache, api_census_cache, api_result_cache;
 
 /* A 503 for a failed query of DB, logged here.  Returns -1. */
 int api_db_fail(struct api_reply *reply, sqlite3 *db);
@@ -279,6 +284,12 @@ void api_triage_free(void);
 void api_dispatch(struct api_reply *reply, const struct api_target *t,
 		  sqlite3 *(*db_of)(void));
 
+/*
+ * Stop the thread that builds kept results (api-warnings.c), waiting for
+ * the build under way; before the connections close.
+ */
+void api_results_stop(void);
+
 /* Drop every cache (burn-downs, parsed MAINTAINERS); at shutdown. */
 void api_cache_free(void);
 
@@ -312,6 +323,11 @@ int gate_start(struct MHD_Daemon *d, const struct sockaddr_in *sa, unsigned max,
 	       unsigned short *port_out);
 /* Stop that thread and close the socket and pending connections. */
 void gate_stop(void);
+/*
+ * Free what MHD's threads still read while they close connections
+ * (gate_connection()): after MHD_stop_daemon().
+ */
+void gate_free(void);
 /*
  * MHD has answered a request on C (REUSE: and keeps the connection):
  * from the thread that answered, suspend C until the gate has checked

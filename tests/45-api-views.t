@@ -238,6 +238,52 @@ err_is 400 "/api/diff?from=$C1&to=$C3&run=$RUN&kind=gone" "kind"
 ok $? "diff kind=gone: 400"
 err_is 400 "/api/diff?from=$C1&to=$C3&run=$RUN&limit=1001" "limit"
 ok $? "diff limit=1001: 400"
+# the kept result: the first request of a result larger than its page
+# reads that page alone, the second hands the whole sorted result to the
+# builder thread, and the pages after it are slices of it (X-Kwarn-Result:
+# kept); a write makes the next request read alone and rebuild it
+kw="/api/commits/$C2/warnings?run=$RUN"
+result_of() { # URL: the X-Kwarn-Result header of its answer, or nothing
+	curl -s -D - -o /dev/null "$BASE$1" | tr -d '\r' |
+		sed -n 's/^X-Kwarn-Result: //Ip'
+}
+full=$(get "$kw&limit=1000" | jq -c .warnings)
+nw=$(echo "$full" | jq length)
+first=$(result_of "$kw&limit=1&offset=0")
+kept=
+for i in $(seq 50); do
+	kept=$(result_of "$kw&limit=1&offset=$((i % nw))")
+	[ "$kept" = kept ] && break
+	sleep 0.1
+done
+[ -z "$first" ] && [ "$kept" = kept ]
+ok $? "kept result: the first page of 1 read alone, then pages from the kept result ('$first', then '$kept')"
+pages=$(for i in $(seq 0 "$nw"); do
+	get "$kw&limit=1&offset=$i" | jq -c '.warnings[]'
+done | jq -sc .)
+[ "$nw" -ge 2 ] && [ "$pages" = "$full" ]
+ok $? "kept result: pages of 1 at offsets 0 to $nw are the $nw warnings of the whole page, in order"
+get "$kw&limit=2&offset=1" >"$tmp/kept"
+jq -e --argjson f "$full" --argjson n "$nw" '.warnings == $f[1:3] and
+	.total == $n and .limit == 2 and .offset == 1 and
+	.state == "new,present"' "$tmp/kept" >/dev/null &&
+	[ "$(result_of "$kw&limit=2&offset=1")" = kept ]
+ok $? "kept result: a page of 2 from offset 1, with the envelope of any answer"
+one=$(echo "$full" | jq -r '.[0].identity')
+KWARN_WHO=tester "$KWARN" triage --db "$DB" "$one" --as intended \
+	--reason "kept result test" >/dev/null
+a=$(curl -s -D "$tmp/h" "$BASE$kw&limit=1&offset=0" | jq -r '.warnings[0].triage.state')
+[ "$a" = intended ] && ! grep -qi '^X-Kwarn-Result' "$tmp/h"
+ok $? "kept result: after a write the next page is read alone and shows it (triage $a)"
+kept=
+for i in $(seq 50); do
+	kept=$(result_of "$kw&limit=3&offset=0")
+	[ "$kept" = kept ] && break
+	sleep 0.1
+done
+[ "$kept" = kept ] &&
+	get "$kw&limit=3&offset=0" | jq -e '.warnings[0].triage.state == "intended"' >/dev/null
+ok $? "kept result: rebuilt at the new state ('$kept', with the triage)"
 err_is 400 "/api/diff?from=base&to=tip" "needs 'run'"
 ok $? "diff base..tip without run: 400"
 err_is 400 "/api/diff?from=$C1" "missing parameter 'to'"
