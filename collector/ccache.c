@@ -13,14 +13,21 @@
  *
  * Exact by construction, not by luck: ccache keys an entry on the
  * compiler (its path, size and mtime: Debian ships the driver and cc1
- * of one version together), every argument, and the preprocessed text;
- * with keep_comments_cpp that text keeps its comments, so a
- * "fall through" comment reworded in place is a miss, where ccache's
- * default strips comments and replays the stderr of the other wording
- * (a warning lost, or a stale one kept).  run_second_cpp compiles the
- * original source on a miss, so every note (macro expansions, include
- * chains) is the compiler's own, and a hit replays its stderr byte for
- * byte.  No base_dir: paths in the diagnostics are never rewritten.
+ * of one version together), every argument, and the text compiled.
+ * kbuild passes -Wp,-MMD, so depend_mode applies: the text is the bytes
+ * of the source and of every header the .d file lists, comments and all,
+ * and a miss never runs the preprocessor, so a "fall through" comment
+ * reworded in place is a miss, where ccache's default falls back to the
+ * preprocessed text with its comments stripped and replays the stderr of
+ * the other wording (a warning lost, or a stale one kept).  A compile
+ * without a .d file falls back to that preprocessed text, which
+ * keep_comments_cpp keeps whole.  Depend mode also keeps a miss at the
+ * cost of the compile: `gcc -E -C` of kernel/fork.c takes 1.7 s here,
+ * 0.36 s without -C, against 1.1 to 1.6 s for the compile itself.
+ * run_second_cpp compiles the original source on a miss, so every note
+ * (macro expansions, include chains) is the compiler's own, and a hit
+ * replays its stderr byte for byte.  No base_dir: paths in the
+ * diagnostics are never rewritten.
  *
  * The user's own ccache settings (CCACHE_* variables, ~/.ccache,
  * ~/.config/ccache, /etc/ccache.conf) never apply: every CCACHE_*
@@ -230,7 +237,7 @@ int ccache_setup(const struct ccache_opts *o, const char *launcher)
 		"keep_comments_cpp = true\n"
 		"run_second_cpp = true\n"
 		"direct_mode = true\n"
-		"depend_mode = false\n"
+		"depend_mode = true\n"
 		"compiler_check = mtime\n"
 		"hash_dir = true\n"
 		"sloppiness =\n"

@@ -68,6 +68,9 @@ static void put(const char *file, const char *text)
  * the compiler alone; its stderr, a new string.  *hit (when not NULL)
  * says whether the compile came from the cache.
  */
+/* Set: compile as kbuild does, with a dependency file (depend mode). */
+static int depfile;
+
 static char *compile(const char *cc, const char *file, int level, int plain,
 		     int *hit)
 {
@@ -84,6 +87,8 @@ static char *compile(const char *cc, const char *file, int level, int plain,
 	argv[n++] = cc;
 	argv[n++] = flag;
 	argv[n++] = "-O2";
+	if (depfile)
+		argv[n++] = "-Wp,-MMD,out.d"; /* as kbuild compiles */
 	argv[n++] = "-c";
 	argv[n++] = file;
 	argv[n++] = "-o";
@@ -211,6 +216,30 @@ static void exactness(void)
 		free(q_marked);
 		free(q_reworded);
 	}
+}
+
+/*
+ * The steps with kbuild's -Wp,-MMD, where ccache's depend mode keys on the
+ * bytes of the source and its headers and a miss runs no preprocessor.
+ */
+static void depend_exactness(void)
+{
+	char *p_marked, *p_reworded, *q_marked, *q_reworded;
+
+	depfile = 1;
+	p_marked = plain("gcc", "dep3", marker, 3);
+	p_reworded = plain("gcc", "dep3", reworded, 3);
+	q_marked = plain("gcc", "dep3r", marker, 3);
+	q_reworded = plain("gcc", "dep3r", reworded, 3);
+	steps("kbuild's -Wp,-MMD: marker reworded away", "dep3", 3, marker,
+	      reworded, p_marked, p_reworded, 1);
+	steps("kbuild's -Wp,-MMD: marker restored", "dep3r", 3, reworded,
+	      marker, q_reworded, q_marked, 1);
+	free(p_marked);
+	free(p_reworded);
+	free(q_marked);
+	free(q_reworded);
+	depfile = 0;
 }
 
 /*
@@ -467,6 +496,7 @@ int main(void)
 	free(conf);
 	if (on == 1) {
 		exactness();
+		depend_exactness();
 		without_comments();
 		captured();
 		with_clang();
