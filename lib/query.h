@@ -527,7 +527,8 @@ struct diff_row {
  * it; else 0, or -1 (reported).
  */
 int query_diff_each(sqlite3 *db, long long from, long long to,
-		    int (*fn)(const struct diff_row *row, void *ctx), void *ctx);
+		    int (*fn)(const struct diff_row *row, void *ctx),
+		    void *ctx);
 
 /*
  * Warning IDENT (fingerprint or identities id) across the commits of run
