@@ -80,7 +80,7 @@ int cmd_warnings(int argc, char **argv)
 		OPT_STRING(0, "function", &f.function, "FN",
 			   "only warnings in this function"),
 		OPT_STRING(0, "option", &f.option, "OPT",
-			   "only this -W option (with or without -W)"),
+			   "only this -W option: -Wimplicit-fallthrough, =3 or bare"),
 		OPT_CHOICE(0, "state", &f.state, "S",
 			   "warnings in this state (default: new and present)",
 			   states),

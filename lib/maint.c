@@ -285,10 +285,35 @@ const char *maint_name(const struct maint *m, size_t idx)
 
 long maint_find(const struct maint *m, const char *name)
 {
+	long found = -1;
+
 	for (size_t i = 0; i < m->n; i++)
 		if (!strcmp(m->e[i].name, name))
 			return (long)i;
-	return -1;
+	/* as a person types it: any case, when one title alone matches */
+	for (size_t i = 0; i < m->n; i++) {
+		if (strcasecmp(m->e[i].name, name))
+			continue;
+		if (found >= 0)
+			return -1;
+		found = (long)i;
+	}
+	return found;
+}
+
+size_t maint_suggest(const char **out, size_t max, const struct maint *m,
+		     const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n && *name; i++) {
+		if (!strcasestr(m->e[i].name, name))
+			continue;
+		if (n < max)
+			out[n] = m->e[i].name;
+		n++;
+	}
+	return n;
 }
 
 /* The depth of entry E's best match of FILE, or INT_MIN-ish if none. */

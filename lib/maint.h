@@ -33,8 +33,17 @@ void maint_free(struct maint *m);
 /* Number of entries and the title of entry IDX. */
 size_t maint_count(const struct maint *m);
 const char *maint_name(const struct maint *m, size_t idx);
-/* The index of the entry titled NAME, or -1. */
+/*
+ * The index of the entry titled NAME, or else the one title equal to it
+ * in any case (AFS for "afs filesystem"), or -1.
+ */
 long maint_find(const struct maint *m, const char *name);
+/*
+ * The titles that contain NAME in any case, the first MAX of them into
+ * OUT (valid while M is): how many there are.
+ */
+size_t maint_suggest(const char **out, size_t max, const struct maint *m,
+		     const char *name);
 
 /*
  * Store into OUT (room for MAX) the entries matching FILE, most specific

@@ -1214,13 +1214,31 @@ void query_point_release(struct query_point *p)
  * or "-W" and the kind of a warning without one ("-Wmodpost"), as the
  * over-time table by option names it "modpost".
  */
-#define WQ_WHERE                                                          \
-	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new'," \
-	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"   \
-	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"         \
-	" i.option = ?5 OR (i.option IS NULL AND '-W' || i.kind = ?5))"   \
-	" AND (?6 IS NULL OR i.file IN"                                   \
-	" (SELECT value FROM json_each(?6)))" WQ_TRIAGE
+/*
+ * The name of -W option X (SQL, "-W" first) without -W and without what
+ * follows '=': "implicit-fallthrough" for gcc's "-Wimplicit-fallthrough="
+ * and clang's "-Wimplicit-fallthrough" alike.  option_base() is the same
+ * in C, for what a person types.
+ */
+#define OPT_BASE(x)                                                     \
+	"substr(" x ", 3, CASE instr(" x ", '=') WHEN 0 THEN length(" x \
+	") ELSE instr(" x ", '=') - 3 END)"
+
+static char *option_base(const char *opt)
+{
+	if (!strncmp(opt, "-W", 2))
+		opt += 2;
+	return xstrndup(opt, strcspn(opt, "="));
+}
+
+#define WQ_WHERE                                                                      \
+	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new',"             \
+	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"               \
+	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"                     \
+	" " OPT_BASE(                                                                 \
+		"COALESCE(i.option, '-W' || i.kind)") " = ?5)"                        \
+						      " AND (?6 IS NULL OR i.file IN" \
+						      " (SELECT value FROM json_each(?6)))" WQ_TRIAGE
 
 static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 		    const struct warn_filter *f, const char *option)
@@ -1325,8 +1343,9 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 	int rc = SQLITE_ERROR, ret = -1;
 
 	*out = NULL;
-	if (opt && strncmp(opt, "-W", 2))
-		opt = optbuf = xstrfmt("-W%s", opt);
+	/* with or without -W, with or without gcc's "=" and a level */
+	if (opt)
+		opt = optbuf = option_base(opt);
 	if (db_prepare(&cnt, db,
 		       "SELECT COUNT(*) FROM states s JOIN identities i"
 		       " ON i.id = s.identity_id" WQ_WHERE) ||

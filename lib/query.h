@@ -30,7 +30,8 @@ struct warn_filter {
 	const char *state; /* new, present, fixed, not_built; NULL: live */
 	const char *file; /* exact path */
 	const char *function;
-	const char *option; /* "-Wimplicit-fallthrough=" or without -W */
+	/* "-Wimplicit-fallthrough=", with or without -W, "=" or a level */
+	const char *option;
 	const char *files; /* a JSON array of paths (a subsystem's) */
 	const char *triage; /* a state of triage_states[] ("open": none) */
 	long limit, offset; /* limit <= 0: all */

@@ -587,15 +587,36 @@ static int file_owned(const struct maint *m, const char *file,
 	return 0;
 }
 
+/* The 404 of a subsystem NAME that no title of M is: the closest ones. */
+static int no_entry(struct api_reply *reply, const struct maint *m,
+		    const char *name)
+{
+	const char *near[5];
+	size_t n = maint_suggest(near, ARRAY_SIZE(near), m, name);
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(near); i++)
+		strbuf_addf(&sb, "%s'%s'", i ? ", " : "", near[i]);
+	if (n > ARRAY_SIZE(near))
+		strbuf_addf(&sb, " and %zu more", n - ARRAY_SIZE(near));
+	ret = n ? api_fail(reply, 404,
+			   "no MAINTAINERS entry '%s'; titles with it: %s",
+			   name, sb.buf) :
+		  api_fail(reply, 404, "no MAINTAINERS entry '%s'", name);
+	strbuf_release(&sb);
+	return ret;
+}
+
 /*
  * The files at point P that MAINTAINERS entry SUBSYSTEM covers and
  * whose maintainers (M:) include OWNER (either may be NULL), as a JSON
- * array text in *out.  404 if the tree has no MAINTAINERS or no such
- * entry.
+ * array text in *out, and the entry's title as MAINTAINERS spells it in
+ * *canon.  404 if the tree has no MAINTAINERS or no such entry.
  */
-static int point_files(char **out, struct api_reply *reply, sqlite3 *db,
-		       const struct query_point *p, const char *subsystem,
-		       const char *owner)
+static int point_files(char **out, const char **canon, struct api_reply *reply,
+		       sqlite3 *db, const struct query_point *p,
+		       const char *subsystem, const char *owner)
 {
 	const struct maint *m = NULL;
 	json_t *files, *all = NULL, *f;
@@ -612,8 +633,8 @@ static int point_files(char **out, struct api_reply *reply, sqlite3 *db,
 	if (subsystem) {
 		idx = maint_find(m, subsystem);
 		if (idx < 0)
-			return api_fail(reply, 404, "no MAINTAINERS entry '%s'",
-					subsystem);
+			return no_entry(reply, m, subsystem);
+		*canon = maint_name(m, (size_t)idx);
 	}
 	if (query_point_files(&all, db, p->commit_id))
 		return api_db_fail(reply, db);
@@ -655,8 +676,8 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	if (opt)
 		q.option = strncmp(opt, "-W", 2) ? xstrfmt("-W%s", opt) :
 						   xstrdup(opt);
-	if ((subsystem || owner) &&
-	    point_files(&q.files, reply, r->db, &p, subsystem, owner))
+	if ((subsystem || owner) && point_files(&q.files, &subsystem, reply,
+						r->db, &p, subsystem, owner))
 		goto out;
 	q.subsystem = subsystem;
 	q.owner = owner;

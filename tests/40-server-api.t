@@ -217,6 +217,16 @@ t "filter option= with or without -W" \
 	jqe -s '.[0].total == 6 and .[1].total == 6' \
 	<(get "/api/warnings?commit=$C1&option=implicit-fallthrough=";
 	  get "/api/warnings?commit=$C1&option=-Wimplicit-fallthrough%3D")
+t "filter option= as typed: -Wimplicit-fallthrough, =3, bare: all 6" \
+	jqe -s 'map(.total) == [6, 6, 6]' \
+	<(get "/api/warnings?commit=$C1&option=-Wimplicit-fallthrough"
+	  get "/api/warnings?commit=$C1&option=-Wimplicit-fallthrough%3D3"
+	  get "/api/warnings?commit=$C1&option=implicit-fallthrough")
+for o in -Wimplicit-fallthrough implicit-fallthrough=3 -Wimplicit-fallthrough=; do
+	n=$("$KWARN" warnings --db "$DB" --commit "$C1" --option "$o" \
+		--format json | jq length)
+	ok $([ "$n" = 6 ] && echo 0 || echo 1) "kwarn warnings --option $o: the 6 fall-throughs ($n)"
+done
 t "filter option= that matches nothing" jqe '.total == 0' \
 	<(get "/api/warnings?commit=$C1&option=-Wunused")
 t "filter subsystem=" \
@@ -250,6 +260,11 @@ t "subsystem warnings at a commit, matching the counts" \
 	jqe '.total == 1' \
 	<(get "/api/subsystems/NETWORKING%20%5BGENERAL%5D/warnings?commit=$C1")
 t "unknown subsystem: 404" err_is 404 "/api/subsystems/NO%20SUCH/warnings" "NO SUCH"
+t "subsystem in another case: that entry, named as MAINTAINERS spells it" \
+	jqe '.total == 2 and .subsystem == "AFS FILESYSTEM"' \
+	<(get "/api/subsystems/afs%20filesystem/warnings?run=$RUN")
+t "a part of a title: 404 naming the titles that have it" \
+	err_is 404 "/api/warnings?run=$RUN&subsystem=afs" "titles with it: 'AFS FILESYSTEM'"
 
 # triage: c2's new warning (afs_c) triaged intended while the server runs
 "$KWARN" triage --db "$DB" fs/afs/fsclient.c:17 --as intended --who alice \

@@ -69,6 +69,19 @@ static void test_sample(void)
 	ok(maint_count(m) == 6, "six entries, intro text skipped (got %zu)",
 	   maint_count(m));
 	ok(maint_find(m, "List of maintainers") < 0, "intro line is no entry");
+	ok(maint_find(m, "firewire subsystem") ==
+			   maint_find(m, "FIREWIRE SUBSYSTEM") &&
+		   maint_find(m, "firewire subsystem") >= 0,
+	   "a title in another case finds its entry");
+	{
+		const char *near[1];
+		size_t n = maint_suggest(near, 1, m, "net");
+
+		ok(n == 2 && !strcmp(near[0], "NET DRIVERS TOP LEVEL") &&
+			   maint_suggest(near, 1, m, "nothing such") == 0,
+		   "the titles that contain 'net': %zu, the first '%s'", n,
+		   n ? near[0] : "");
+	}
 	ok(matches(m, "drivers/firewire/core-device.c", "FIREWIRE SUBSYSTEM"),
 	   "directory pattern matches a file in it");
 	ok(matches(m, "drivers/firewire/deep/x.c", "FIREWIRE SUBSYSTEM"),
