@@ -79,8 +79,9 @@ int cmd_warnings(int argc, char **argv)
 			   "only warnings in this file"),
 		OPT_STRING(0, "function", &f.function, "FN",
 			   "only warnings in this function"),
-		OPT_STRING(0, "option", &f.option, "OPT",
-			   "only this -W option: -Wimplicit-fallthrough, =3 or bare"),
+		OPT_STRING(
+			0, "option", &f.option, "OPT",
+			"only this -W option: -Wimplicit-fallthrough, =3 or bare"),
 		OPT_CHOICE(0, "state", &f.state, "S",
 			   "warnings in this state (default: new and present)",
 			   states),
