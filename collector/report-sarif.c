@@ -83,11 +83,18 @@ static json_t *phys_loc(const char *file, long long line, long long col,
 }
 
 /* The rule id of warning W: its -W option, else its kind. */
-static const char *rule_id(json_t *w)
+/*
+ * W's rule: its -W option as people write it, without gcc's "=" (gcc
+ * prints -Wimplicit-fallthrough=, clang -Wimplicit-fallthrough: one rule),
+ * or its kind.  A new string.
+ */
+static char *rule_id(json_t *w)
 {
 	const char *opt = report_str(w, "option");
 
-	return *opt ? opt : report_str(w, "kind");
+	if (!*opt)
+		return xstrdup(report_str(w, "kind"));
+	return xstrndup(opt, strcspn(opt, "="));
 }
 
 /* The index of rule ID in RULES, added (with INDEX) when new. */
@@ -137,9 +144,11 @@ static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base,
 	json_t *res = json_object(), *loc = json_object(), *locs = json_array();
 	json_t *rel = json_array(), *n, *fp, *props;
 	const char *state = report_str(w, "state"), *fn;
-	size_t i, ri = rule_index(rules, index, rule_id(w), clang);
+	char *rule = rule_id(w);
+	size_t i, ri = rule_index(rules, index, rule, clang);
 
-	json_object_set_new(res, "ruleId", json_string(rule_id(w)));
+	json_object_set_new(res, "ruleId", json_string(rule));
+	free(rule);
 	json_object_set_new(res, "ruleIndex", json_integer(ri));
 	json_object_set_new(res, "level", json_string(level_of(w)));
 	json_object_set_new(res, "message", text_msg(report_str(w, "message")));
@@ -202,6 +211,15 @@ static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base,
 				    json_string(report_str(w, "reproducer")));
 	json_object_set_new(props, "triage",
 			    json_deep_copy(json_object_get(w, "triage")));
+	/* kwarn classify's reading of a fall-through, when it made one */
+	if (*report_str(w, "verdict")) {
+		json_object_set_new(props, "verdict",
+				    json_string(report_str(w, "verdict")));
+		json_object_set_new(props, "fix",
+				    json_string(report_str(w, "fix")));
+		json_object_set_new(props, "reason",
+				    json_string(report_str(w, "reason")));
+	}
 	json_object_set_new(res, "properties", props);
 	/* absent, not empty, for the others: nothing suppresses them */
 	if (report_is_settled(w))

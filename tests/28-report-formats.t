@@ -26,6 +26,10 @@ export KWARN_CACHE="${KWARN_CACHE:-$HOME/.cache/kwarn}"
 
 fixture_build "$tmp"
 ok $? "fixture database built by kwarn ingest from gcc logs"
+# the classifier's verdicts on the last commit's sources, for SARIF
+"$KWARN" classify --db "$DB" --commit "$C3" --tree "$tmp/src" >/dev/null 2>&1
+ok $([ "$(sqlite3 "$DB" "SELECT COUNT(*) FROM classifications")" -gt 0 ] &&
+	echo 0 || echo 1) "kwarn classify gave verdicts to the fixture's fall-throughs"
 "$KWARN" report --db "$DB" --run "$RUN" --format json >"$tmp/report.json"
 ok $? "kwarn report --format json"
 
@@ -53,7 +57,8 @@ for run, c in zip(log["runs"], built):
     rules = drv.get("rules", [])
     ids = [r["id"] for r in rules]       # reportingDescriptor.id required
     need(len(ids) == len(set(ids)), "one rule per option")
-    need(all(i.startswith("-W") for i in ids), "rules are -W options")
+    need(all(i.startswith("-W") and "=" not in i for i in ids),
+         "rules are -W options as people write them")
     base = c["position"] == 0
     want = {"new": 0, "unchanged": 0, "absent": 0}
     for w in c["warnings_list"]:
@@ -92,7 +97,13 @@ for run, c in zip(log["runs"], built):
             ll = r["locations"][0]["logicalLocations"][0]
             need(ll["name"] == w["function"] and ll["kind"] == "function",
                  "function as logicalLocation")
-        need(r["ruleId"] == w["option"], "ruleId is the option")
+        need(r["ruleId"] == w["option"].split("=")[0],
+             "ruleId is the option without gcc's '='")
+        pr = r.get("properties", {})
+        need(pr.get("verdict") == w.get("verdict") and
+             (not w.get("verdict") or (pr.get("fix") == w.get("fix") and
+                                       pr.get("reason") == w.get("reason"))),
+             "the classifier's verdict, fix and reason in properties")
     if not base:
         need(got == want, "baselineState counts of point %d: %s vs %s" % (c["position"], got, want))
 print("\n".join(sorted(set(bad))) or "fine")
