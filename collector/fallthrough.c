@@ -509,14 +509,15 @@ int cmd_classify(int argc, char **argv)
 			error("'--here' is needed with '--file'");
 			return 2;
 		}
+		/* a source that cannot be read, a pair that is none: 2 */
 		if (util_read_file(&src, &len, file, SRCTREE_MAX_SOURCE))
-			return 1;
+			return 2;
 		rc = classify_fallthrough(&r, src, len, warn, here);
 		free(src);
 		if (rc) {
 			error("no case label on or after line %ld of '%s'",
 			      here, file);
-			return 1;
+			return 2;
 		}
 		print_result(file, warn, here, &r, !strcmp(format, "json"));
 		return 0;

@@ -79,6 +79,20 @@ int cmd_sites(int argc, char **argv)
 		error("'%s' has no run", dbpath);
 		goto out;
 	}
+	if (pos >= 0) {
+		json_t *commits = NULL;
+		size_t n;
+
+		if (query_run_commits(&commits, db, run_id))
+			goto out;
+		n = json_array_size(commits);
+		json_decref(commits);
+		if ((size_t)pos >= n) {
+			error("no position %ld in run %lld: its points are 0 to %zu",
+			      pos, run_id, n ? n - 1 : 0);
+			goto out;
+		}
+	}
 	if (query_sites(&sites, db, run_id, pos, only))
 		goto out;
 	if (!strcmp(format, "json")) {

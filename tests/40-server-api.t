@@ -223,10 +223,15 @@ t "filter option= as typed: -Wimplicit-fallthrough, =3, bare: all 6" \
 	  get "/api/warnings?commit=$C1&option=-Wimplicit-fallthrough%3D3"
 	  get "/api/warnings?commit=$C1&option=implicit-fallthrough")
 for o in -Wimplicit-fallthrough implicit-fallthrough=3 -Wimplicit-fallthrough=; do
-	n=$("$KWARN" warnings --db "$DB" --commit "$C1" --option "$o" \
+	cnt=$("$KWARN" warnings --db "$DB" --commit "$C1" --option "$o" \
 		--format json | jq length)
-	ok $([ "$n" = 6 ] && echo 0 || echo 1) "kwarn warnings --option $o: the 6 fall-throughs ($n)"
+	ok $([ "$cnt" = 6 ] && echo 0 || echo 1) "kwarn warnings --option $o: the 6 fall-throughs ($cnt)"
 done
+"$KWARN" sites --db "$DB" --run "$RUN" --position 99 >"$tmp/o" 2>"$tmp/e"
+rc=$?
+ok $([ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] &&
+	grep -q "no position 99 in run $RUN: its points are 0 to 2" "$tmp/e" &&
+	echo 0 || echo 1) "kwarn sites --position 99 of a 3-point run: exit 2, one line ($rc: $(cat "$tmp/e"))"
 t "filter option= that matches nothing" jqe '.total == 0' \
 	<(get "/api/warnings?commit=$C1&option=-Wunused")
 t "filter subsystem=" \

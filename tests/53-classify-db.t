@@ -117,8 +117,13 @@ ok $? "a tree without the sources: said so, no crash"
 ok $([ $? != 0 ] && [ "$(wc -l <"$tmp/o")" = 1 ]; echo $?) \
 	"a missing database: one error line, non-zero exit"
 "$kwarn" classify --file "$tmp/src/drivers/ok.c" --here 999 >"$tmp/o" 2>&1
-ok $([ $? != 0 ] && grep -q "no case label" "$tmp/o"; echo $?) \
-	"no label on that line: error, non-zero exit"
+ok $([ $? = 2 ] && grep -q "no case label" "$tmp/o"; echo $?) \
+	"no label on that line: error, exit 2 as the manual says"
+"$kwarn" classify --file "$tmp/src/drivers/missing.c" --warn 3 --here 4 \
+	>"$tmp/o" 2>&1
+ok $([ $? = 2 ] && [ "$(wc -l <"$tmp/o")" = 1 ] &&
+	grep -q "missing.c" "$tmp/o"; echo $?) \
+	"a source that cannot be read: one line naming it, exit 2"
 
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"
