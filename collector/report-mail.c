@@ -446,7 +446,7 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 	struct maint *m = NULL;
 	const char *maint_text, *head = "";
 	char *git_dir = NULL;
-	size_t i, npoints;
+	size_t i, npoints, nmail = 0;
 	int ret = -1;
 
 	if (report_run_json(&arr, db, run_id) ||
@@ -479,11 +479,17 @@ int report_mail(FILE *fp, sqlite3 *db, long long run_id)
 		bad = write_mbox(fp, sb.buf);
 		strbuf_release(&sb);
 		json_decref(build);
+		nmail++;
 		if (bad) {
 			error("cannot write the mbox");
 			goto out;
 		}
 	}
+	/* an empty mbox is the answer; say why on stderr */
+	if (!nmail)
+		fprintf(stderr,
+			"kwarn: no mail: no commit of run %lld after its base brought a warning to act on\n",
+			run_id);
 	ret = 0;
 out:
 	maint_free(m);

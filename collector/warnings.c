@@ -116,6 +116,21 @@ int cmd_warnings(int argc, char **argv)
 	} else {
 		query_print_text(stdout, arr);
 	}
+	/* say what was asked, so that no output is not taken for a failure */
+	if (!json_array_size(arr)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "no %s warning", f.state ? f.state : "live");
+		if (f.option)
+			strbuf_addf(&sb, " of %s", f.option);
+		if (f.file)
+			strbuf_addf(&sb, " in %s", f.file);
+		if (f.function)
+			strbuf_addf(&sb, " in function %s", f.function);
+		fprintf(stderr, "kwarn: %s at commit %.12s (build %lld)\n",
+			sb.buf, p.sha, build_id);
+		strbuf_release(&sb);
+	}
 	ret = 0;
 out:
 	json_decref(got);

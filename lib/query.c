@@ -2283,9 +2283,13 @@ int query_newest_run(long long *out, sqlite3 *db)
 	int rc;
 
 	*out = -1;
-	/* a run kwarn made, not the one that collects ingested logs */
+	/*
+	 * a run kwarn made, not the one that collects ingested logs, unless
+	 * that one is all the database holds
+	 */
 	if (db_prepare(&st, db,
-		       "SELECT MAX(id) FROM runs WHERE kind <> 'ingest'"))
+		       "SELECT COALESCE(MAX(CASE WHEN kind <> 'ingest'"
+		       " THEN id END), MAX(id)) FROM runs"))
 		return -1;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)

@@ -346,7 +346,10 @@ struct query_boot {
 int query_boot(struct query_boot *out, sqlite3 *db, long long build_id);
 void query_boot_release(struct query_boot *b);
 
-/* The newest run kwarn made (not an ingest's) into *out, -1 if none. */
+/*
+ * The newest run kwarn made into *out; the run of ingested logs when
+ * there is no other; -1 if none.
+ */
 int query_newest_run(long long *out, sqlite3 *db);
 
 /*
@@ -386,7 +389,7 @@ int query_build_info(json_t **out, sqlite3 *db, long long build_id);
  *   "both" keeps the sites that only gcc, only clang, or both warn about.
  * All return 0 or -1 (reported).
  */
-/* The newest run that is not an ingest into *out, or -1 if none. */
+/* The same as query_newest_run(). */
 int query_last_run(long long *out, sqlite3 *db);
 
 int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,

@@ -227,6 +227,11 @@ for o in -Wimplicit-fallthrough implicit-fallthrough=3 -Wimplicit-fallthrough=; 
 		--format json | jq length)
 	ok $([ "$cnt" = 6 ] && echo 0 || echo 1) "kwarn warnings --option $o: the 6 fall-throughs ($cnt)"
 done
+"$KWARN" warnings --db "$DB" --commit "$C3" --function no_such >"$tmp/o" 2>"$tmp/e"
+rc=$?
+ok $([ $rc = 0 ] && [ ! -s "$tmp/o" ] &&
+	grep -q "^kwarn: no live warning in function no_such at commit ${C3:0:12}" "$tmp/e" &&
+	echo 0 || echo 1) "kwarn warnings with none to print says what was asked ($(cat "$tmp/e"))"
 "$KWARN" sites --db "$DB" --run "$RUN" --position 99 >"$tmp/o" 2>"$tmp/e"
 rc=$?
 ok $([ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] &&

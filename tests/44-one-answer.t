@@ -38,6 +38,18 @@ tri=$(sqlite3 "$DB" "SELECT i.fingerprint FROM states s JOIN identities i
 ok $? "one warning of commit two triaged wontfix"
 "$KWARN" report --db "$DB" --run "$run" --format json >"$tmp/report.json"
 ok $? "kwarn report --format json"
+"$KWARN" ingest --db "$tmp/same.db" --tree t --commit a "$tmp/one.log" \
+	>/dev/null && "$KWARN" ingest --db "$tmp/same.db" --tree t --commit b \
+	"$tmp/one.log" >/dev/null &&
+	"$KWARN" report --db "$tmp/same.db" --format mail >"$tmp/same.mbox" \
+		2>"$tmp/same.err"
+rc=$?
+ok $([ $rc = 0 ] && [ ! -s "$tmp/same.mbox" ] &&
+	grep -q "no mail: no commit of run" "$tmp/same.err" && echo 0 || echo 1) \
+	"a mail of a run with nothing new: empty, and stderr says why ($rc: $(cat "$tmp/same.err"))"
+"$KWARN" report --db "$DB" --format json >"$tmp/default.json" 2>"$tmp/err"
+cmp -s "$tmp/default.json" "$tmp/report.json"
+ok $? "without --run, a database of ingested logs reports their run ($(head -1 "$tmp/err"))"
 "$KWARN" warnings --db "$DB" --commit two --format json >"$tmp/cli.json"
 ok $? "kwarn warnings --format json"
 "$KWARN" warnings --db "$DB" --commit two --triage wontfix --format json \
