@@ -624,9 +624,42 @@ static void promote_captures(struct run *r)
 }
 
 /*
+ * Whether OBJ is part of this build: any object of a whole build; with
+ * --targets, one of the targets or an object under a directory target
+ * ("drivers/firewire/"), or any when a target is neither (vmlinux,
+ * modules).  A build directory is shared by every run of its tree and
+ * config: the other objects' last captures are what other runs compiled,
+ * at other points, and make was not asked to bring them up to date.
+ */
+static int in_build(const struct run *r, const char *obj)
+{
+	char *list, *save = NULL;
+	int in = 0;
+
+	if (!r->targets)
+		return 1;
+	list = xstrdup(r->targets);
+	for (char *t = strtok_r(list, ",", &save); t && !in;
+	     t = strtok_r(NULL, ",", &save)) {
+		size_t l = strlen(t);
+		const char *base = strrchr(t, '/');
+
+		if (l && t[l - 1] == '/')
+			in = !strncmp(obj, t, l);
+		else if (strchr(base ? base : t, '.'))
+			in = !strcmp(obj, t);
+		else
+			in = 1;
+	}
+	free(list);
+	return in;
+}
+
+/*
  * Store the objects of this point: every capture of this point as
- * compiled (or failed), then the last capture of every other object as
- * carried, or the object as not built when it is gone.
+ * compiled (or failed), then the last capture of every other object of
+ * the build (in_build()) as carried, or the object as not built when it
+ * is gone.
  */
 static int store_objects(struct run *r, struct build_writer *w)
 {
@@ -673,8 +706,10 @@ static int store_objects(struct run *r, struct build_writer *w)
 			continue;
 		path = xstrfmt("%s/%s", last, all[i]);
 		if (util_read_file(&text, &len, path, 256 << 20) ||
-		    capture_parse_header(&rc, &obj, text)) {
+		    capture_parse_header(&rc, &obj, text) ||
+		    !in_build(r, obj)) {
 			free(text);
+			free(obj);
 			free(path);
 			continue;
 		}
