@@ -186,6 +186,8 @@ int api_triage_post(struct api_reply *reply, const char *ident,
 		goto out;
 	}
 	pthread_mutex_unlock(&w.lock);
+	/* whoever wrote it reads it next: no kept page of before */
+	api_results_forget();
 	reply->status = 201;
 	reply->json = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "identity",
 				r.fingerprint, "state", r.state, "reason",

@@ -460,6 +460,26 @@ out:
 	return ok;
 }
 
+void api_results_forget(void)
+{
+	cache_lock(&api_result_cache);
+	for (size_t i = 0; i < api_result_cache.nr; i++) {
+		struct cache_ent *e = &api_result_cache.ent[i];
+
+		if (!e->key)
+			continue;
+		if (!e->building) {
+			cache_clear(&api_result_cache, e);
+			continue;
+		}
+		/* the builder's result will be of before: never current */
+		blob_unref(e->blob);
+		blob_unref(e->aux);
+		e->blob = e->aux = NULL;
+	}
+	cache_unlock(&api_result_cache);
+}
+
 void api_results_stop(void)
 {
 	int started;

@@ -289,6 +289,12 @@ void api_dispatch(struct api_reply *reply, const struct api_target *t,
  * the build under way; before the connections close.
  */
 void api_results_stop(void);
+/*
+ * Forget every kept result after the server's own write (a triage), so
+ * that no page of the state before it is served, not even while a build
+ * runs (api-warnings.c).
+ */
+void api_results_forget(void);
 
 /* Drop every cache (burn-downs, parsed MAINTAINERS); at shutdown. */
 void api_cache_free(void);

@@ -213,7 +213,33 @@ ok $? "no token: 401 in JSON ($s)"
 s=$(post 0123456789abcdef0123456789abcdeX '{"state":"intended","reason":"x"}')
 [ "$s" = 401 ] && jq -e '.status == 401' "$tmp/post" >/dev/null
 ok $? "a wrong token: 401 ($s)"
+# a kept result of c2's list (W1 and W2, pages of 1) before the POST:
+# two requests ask for it; each try then spells the query anew (the
+# answer cache keeps an answer by its spelling)
+kl="/api/warnings?commit=c2&limit=1"
+curl -s -o /dev/null "$BASE$kl&offset=0" && curl -s -o /dev/null "$BASE$kl&offset=1"
+kept=
+for q in limit=1\&commit=c2\&offset={0,1} offset={0,1}\&commit=c2\&limit=1 \
+	offset={0,1}\&limit=1\&commit=c2 commit=c2\&offset={0,1}\&limit=1 \
+	limit=1\&offset={0,1}\&commit=c2; do
+	kept=$(curl -s -D - -o /dev/null "$BASE/api/warnings?$q" |
+		tr -d '\r' | sed -n 's/^X-Kwarn-Result: //Ip')
+	[ "$kept" = kept ] && break
+	sleep 0.3
+done
 s=$(post $A '{"state":"wontfix","reason":"the driver is going away"}')
+# the server's own write forgets every kept result at once: the next two
+# requests read alone (the second asks for a new one), none is a page of
+# before, kept or being rebuilt, and both show the decision
+shown= headers=
+for off in 0 1; do
+	shown="$shown $(curl -s -D "$tmp/h" "$BASE$kl&offset=$off" |
+		jq -r --arg w "$w2" '.warnings[] | select(.identity == $w) |
+		.triage.state')"
+	headers="$headers$(tr -d '\r' <"$tmp/h" | sed -n 's/^X-Kwarn-Result: //Ip')"
+done
+[ "$kept" = kept ] && [ -z "$headers" ] && [ "$(echo $shown)" = wontfix ]
+ok $? "after a POST, the kept result is forgotten and the pages show it ('$kept' before; after: '$headers',$shown)"
 [ "$s" = 201 ] && jq -e '.who == "alice" and .origin == "api" and
 	.state == "wontfix"' "$tmp/post" >/dev/null &&
 	[ "$(current "$w2")" = "wontfix|api|the driver is going away" ] &&
