@@ -50,8 +50,7 @@ struct bisect {
 	int builds;
 	FILE *fp; /* where the steps are told */
 	/* matching one build's output */
-	unsigned char (*seen)[32];
-	size_t nr_seen;
+	struct ident_places places; /* the ordinal rule of one compile */
 	int found;
 };
 
@@ -94,18 +93,15 @@ static void on_diag(void *ctx, const struct diag *d)
 	struct ident_key k;
 	unsigned char kh[32];
 	char fp[65];
-	long ordinal = 0;
+	int again;
 
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
 	ident_key_release(&k);
-	/* identical keys are told apart by their order, as the store does */
-	for (size_t i = 0; i < b->nr_seen; i++)
-		if (!memcmp(b->seen[i], kh, sizeof(kh)))
-			ordinal++;
-	b->seen = xrealloc(b->seen, (b->nr_seen + 1) * sizeof(*b->seen));
-	memcpy(b->seen[b->nr_seen++], kh, sizeof(kh));
-	ident_fingerprint(fp, kh, ordinal);
+	/* numbered as the store numbers them (ident.h) */
+	ident_fingerprint(fp, kh,
+			  ident_places_at(&b->places, kh, d->line, d->col,
+					  &again));
 	if (!strcmp(fp, b->fingerprint))
 		b->found = 1;
 }
@@ -160,7 +156,7 @@ static enum step test_commit(struct bisect *b, size_t i)
 	p = parse_new(on_diag, b);
 	parse_add_strip_prefix(p, prefix);
 	b->found = 0;
-	b->nr_seen = 0;
+	ident_places_release(&b->places);
 	parse_feed(p, text, len);
 	parse_finish(p);
 	parse_free(p);
@@ -379,7 +375,7 @@ static void bisect_release(struct bisect *b, int keep)
 		free(b->commits[i]);
 	free(b->commits);
 	free(b->steps);
-	free(b->seen);
+	ident_places_release(&b->places);
 	free(b->object);
 	free(b->config);
 	repro_vars_release(&b->vars);

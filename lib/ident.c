@@ -274,9 +274,8 @@ static void hmap_grow(struct ident_hmap *m)
 		*hmap_slot(m, m->e[i].key) = (uint32_t)(i + 1);
 }
 
-/* The value for KEY, or -1. */
-static long long hmap_get(const struct ident_hmap *m,
-			  const unsigned char key[IDENT_HKEY])
+long long ident_hmap_get(const struct ident_hmap *m,
+			 const unsigned char key[IDENT_HKEY])
 {
 	uint32_t s;
 
@@ -286,8 +285,8 @@ static long long hmap_get(const struct ident_hmap *m,
 	return s ? m->e[s - 1].val : -1;
 }
 
-static void hmap_put(struct ident_hmap *m, const unsigned char key[IDENT_HKEY],
-		     long long val)
+void ident_hmap_put(struct ident_hmap *m, const unsigned char key[IDENT_HKEY],
+		    long long val)
 {
 	uint32_t *s;
 
@@ -306,7 +305,7 @@ static void hmap_put(struct ident_hmap *m, const unsigned char key[IDENT_HKEY],
 	m->e[*s - 1].val = val;
 }
 
-static void hmap_free(struct ident_hmap *m)
+void ident_hmap_free(struct ident_hmap *m)
 {
 	free(m->e);
 	free(m->slots);
@@ -328,36 +327,27 @@ static void placed_key(unsigned char out[32], const unsigned char kh[32],
 	out[31] ^= 0x5a;
 }
 
-long long ident_places_find(const struct ident_places *p,
-			    const unsigned char kh[32], long line, long col)
+long ident_places_at(struct ident_places *p, const unsigned char kh[32],
+		     long line, long col, int *again)
 {
 	unsigned char pk[32];
+	long long ordinal;
 
 	placed_key(pk, kh, line, col);
-	return hmap_get(&p->placed, pk);
-}
-
-long ident_places_ordinal(struct ident_places *p, const unsigned char kh[32])
-{
-	long long ordinal = hmap_get(&p->ordinals, kh);
-
+	ordinal = ident_hmap_get(&p->placed, pk);
+	*again = ordinal >= 0;
+	if (*again)
+		return (long)ordinal;
+	ordinal = ident_hmap_get(&p->ordinals, kh);
 	if (ordinal < 0)
 		ordinal = 0;
-	hmap_put(&p->ordinals, kh, ordinal + 1);
+	ident_hmap_put(&p->ordinals, kh, ordinal + 1);
+	ident_hmap_put(&p->placed, pk, ordinal);
 	return (long)ordinal;
-}
-
-void ident_places_put(struct ident_places *p, const unsigned char kh[32],
-		      long line, long col, long long id)
-{
-	unsigned char pk[32];
-
-	placed_key(pk, kh, line, col);
-	hmap_put(&p->placed, pk, id);
 }
 
 void ident_places_release(struct ident_places *p)
 {
-	hmap_free(&p->placed);
-	hmap_free(&p->ordinals);
+	ident_hmap_free(&p->placed);
+	ident_hmap_free(&p->ordinals);
 }

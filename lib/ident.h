@@ -96,20 +96,27 @@ struct ident_hmap {
 };
 
 struct ident_places {
-	struct ident_hmap placed; /* key hash ^ line/col -> identity id */
+	struct ident_hmap placed; /* key hash ^ line/col -> ordinal */
 	struct ident_hmap ordinals; /* key hash -> next ordinal */
 };
 
-/* The identity placed at (KH, LINE, COL) in this build, or -1. */
-long long ident_places_find(const struct ident_places *p,
-			    const unsigned char kh[32], long line, long col);
+/*
+ * The ordinal of a warning of key hash KH at (LINE, COL) in this build:
+ * the one it was given when met at that place before (*again is then 1:
+ * the same warning printed again), else the next ordinal of KH (*again
+ * 0).  The store and kwarn bisect both number warnings by this function.
+ */
+long ident_places_at(struct ident_places *p, const unsigned char kh[32],
+		     long line, long col, int *again);
 
-/* The ordinal of the next warning of key hash KH met elsewhere, counted. */
-long ident_places_ordinal(struct ident_places *p, const unsigned char kh[32]);
-
-/* Remember that (KH, LINE, COL) is identity ID in this build. */
-void ident_places_put(struct ident_places *p, const unsigned char kh[32],
-		      long line, long col, long long id);
+/* The value for the 16-byte KEY in M, or -1. */
+long long ident_hmap_get(const struct ident_hmap *m,
+			 const unsigned char key[IDENT_HKEY]);
+/* Set KEY's value in M to VAL (>= 0). */
+void ident_hmap_put(struct ident_hmap *m, const unsigned char key[IDENT_HKEY],
+		    long long val);
+/* Free what M holds and leave it empty. */
+void ident_hmap_free(struct ident_hmap *m);
 
 /* Free what P holds and leave it empty; P may be empty already. */
 void ident_places_release(struct ident_places *p);

@@ -110,6 +110,7 @@ struct build_writer {
 	int carried; /* diagnostics added now are carried */
 	unsigned long unparsed;
 	struct ident_places places; /* the ordinal rule of this build */
+	struct ident_hmap ids; /* fingerprint's first 16 bytes -> identity */
 	struct objcache objects; /* objects of this build, path -> id */
 };
 
@@ -375,27 +376,43 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 	return id;
 }
 
+/* The first 16 bytes of hex fingerprint FP, the key of w->ids. */
+static void fp_bytes(unsigned char out[IDENT_HKEY], const char *fp)
+{
+	for (int i = 0; i < IDENT_HKEY; i++) {
+		unsigned v = 0;
+
+		for (int j = 0; j < 2; j++) {
+			char c = fp[2 * i + j];
+
+			v = v << 4 |
+			    (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+		}
+		out[i] = (unsigned char)v;
+	}
+}
+
 /* The identity of D, by the ordinal rule of ident.h. */
 static long long identity_of(struct build_writer *w, const struct diag *d)
 {
 	sqlite3_stmt *st = w->st[ST_IDENT], *get = w->st[ST_IDENT_GET];
 	struct ident_key k;
-	unsigned char kh[32];
+	unsigned char kh[32], fb[IDENT_HKEY];
 	char fp[65];
-	long long id, ordinal, fp_key;
+	long long id, fp_key;
+	long ordinal;
 	char *site = NULL;
+	int again;
 
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
-	id = ident_places_find(&w->places, kh, d->line, d->col);
+	ordinal = ident_places_at(&w->places, kh, d->line, d->col, &again);
+	ident_fingerprint(fp, kh, ordinal);
+	fp_bytes(fb, fp);
+	/* the same warning again: its identity is known */
+	id = again ? ident_hmap_get(&w->ids, fb) : -1;
 	if (id >= 0)
 		goto out;
-	ordinal = ident_places_ordinal(&w->places, kh);
-	/*
-	 * Each ordinal of a key is used once per build, so this fingerprint
-	 * is new here: no cache, the database finds older builds' row.
-	 */
-	ident_fingerprint(fp, kh, ordinal);
 	if (ident_fingerprint_key(&fp_key, fp))
 		die("fingerprint '%s' is not hex", fp);
 	db_bind_int(get, 1, fp_key, 0);
@@ -425,7 +442,7 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	sqlite3_reset(st);
 place:
 	if (id >= 0)
-		ident_places_put(&w->places, kh, d->line, d->col, id);
+		ident_hmap_put(&w->ids, fb, id);
 out:
 	ident_key_release(&k);
 	free(site);
@@ -698,6 +715,7 @@ static void bw_free(struct build_writer *w)
 	for (int i = 0; i < ST_MAX; i++)
 		sqlite3_finalize(w->st[i]);
 	ident_places_release(&w->places);
+	ident_hmap_free(&w->ids);
 	objcache_clear(&w->objects);
 	free(w);
 }

@@ -197,8 +197,100 @@ static long count_identities(sqlite3 *db, long long build, const char *fn)
 	return n;
 }
 
+/* Fingerprints of one compile's log, by the shared rule and the naive one. */
+struct numbering {
+	struct ident_places places;
+	unsigned char seen[16][32];
+	size_t nr;
+	char shared[16][65], naive[16][65];
+};
+
+static void number_diag(void *ctx, const struct diag *d)
+{
+	struct numbering *nb = ctx;
+	struct ident_key k;
+	unsigned char kh[32];
+	long naive = 0;
+	int again;
+
+	if (nb->nr == 16)
+		return;
+	ident_key_from_diag(&k, d);
+	ident_key_hash(kh, &k);
+	ident_key_release(&k);
+	ident_fingerprint(nb->shared[nb->nr], kh,
+			  ident_places_at(&nb->places, kh, d->line, d->col,
+					  &again));
+	/* what kwarn bisect did before: count every earlier equal key */
+	for (size_t i = 0; i < nb->nr; i++)
+		naive += !memcmp(nb->seen[i], kh, 32);
+	ident_fingerprint(nb->naive[nb->nr], kh, naive);
+	memcpy(nb->seen[nb->nr++], kh, 32);
+}
+
+/* Is FP a fingerprint of an identity that build BUILD stored? */
+static int stored_fp(sqlite3 *db, long long build, const char *fp)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (db_prepare(&st, db,
+		       "SELECT 1 FROM diagnostics d JOIN identities i"
+		       " ON i.id = d.identity_id"
+		       " WHERE d.build_id = ? AND i.fingerprint = ?"))
+		return 0;
+	db_bind_int(st, 1, build, 0);
+	db_bind_text(st, 2, fp);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * tests/data/ident/macro-repeats: a warning printed twice at one place,
+ * then the same key elsewhere.  kwarn bisect numbers one compile's
+ * warnings with the store's function, so each fingerprint it computes is
+ * one the store gave; counting every equal key before (bisect's old rule)
+ * numbers the third warning 2, which the store never gave.
+ */
+static void test_bisect_rule(sqlite3 *db, long long run)
+{
+	struct numbering nb = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	long long commit, build;
+	struct parser *p;
+	int shared_ok = 1, naive_ok = 1;
+
+	if (util_read_file(&text, &len, "tests/data/ident/macro-repeats/a.log",
+			   1 << 20)) {
+		ok(0, "read tests/data/ident/macro-repeats/a.log");
+		tap_not_run(2, "the bisect numbering checks");
+		return;
+	}
+	build = ingest(db, run, 6, "macro", text, &commit);
+	p = parse_new(number_diag, &nb);
+	parse_feed(p, text, len);
+	parse_finish(p);
+	parse_free(p);
+	ok(build > 0 && nb.nr == 3 && count_identities(db, build, NULL) == 2,
+	   "macro-repeats: 3 warnings, 2 identities stored");
+	for (size_t i = 0; i < nb.nr; i++) {
+		shared_ok &= stored_fp(db, build, nb.shared[i]);
+		naive_ok &= stored_fp(db, build, nb.naive[i]);
+	}
+	ok(nb.nr == 3 && shared_ok && !strcmp(nb.shared[0], nb.shared[1]) &&
+		   strcmp(nb.shared[1], nb.shared[2]),
+	   "bisect's numbering (ident_places_at) gives the store's"
+	   " fingerprints");
+	ok(nb.nr == 3 && !naive_ok,
+	   "the naive numbering would have disagreed on this case");
+	ident_places_release(&nb.places);
+	free(text);
+}
+
 /* The checks of test_store() after its set-up: none may vanish. */
-#define STORE_CHECKS 8
+#define STORE_CHECKS 11
 
 static void test_store(void)
 {
@@ -278,6 +370,7 @@ static void test_store(void)
 	} else {
 		ok(0, "read tests/data/parse/static-inline.log");
 	}
+	test_bisect_rule(db, run);
 out:
 	db_close(db);
 	free(base);
