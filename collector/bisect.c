@@ -33,6 +33,7 @@
 #include "repro.h"
 #include "srctree.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 enum step { STEP_UNTESTED, STEP_ABSENT, STEP_PRESENT, STEP_SKIP };
@@ -68,7 +69,7 @@ static int capture(char **out, const char *const *argv)
 	rc = util_run(argv, NULL, tmpl, "/dev/null");
 	if (rc)
 		error("'%s %s' failed (exit %d)", argv[0], argv[1], rc);
-	else if (!util_read_file(out, NULL, tmpl, 64 << 20))
+	else if (!util_read_file(out, NULL, tmpl, CAP_TREE_FILE))
 		ret = 0;
 	unlink(tmpl);
 	return ret;
@@ -151,7 +152,7 @@ static enum step test_commit(struct bisect *b, size_t i)
 	rc = util_run(mk, NULL, b->log, b->log);
 	if (rc || access(obj, F_OK))
 		goto out;
-	if (util_read_file(&text, &len, b->log, 64 << 20))
+	if (util_read_file(&text, &len, b->log, CAP_TREE_FILE))
 		goto out;
 	p = parse_new(on_diag, b);
 	parse_add_strip_prefix(p, prefix);

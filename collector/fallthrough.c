@@ -25,6 +25,7 @@
 #include "srctree.h"
 #include "store.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 /*
@@ -123,7 +124,7 @@ static int census_levels(const char *path)
 	struct census_file f;
 	json_t *a = json_array(), *o = json_object();
 
-	if (util_read_file(&buf, &len, path, SRCTREE_MAX_SOURCE))
+	if (util_read_file(&buf, &len, path, CAP_SOURCE_FILE))
 		return -1;
 	census_scan(&f, buf, len);
 	for (size_t i = 0; i < f.nr; i++) {
@@ -510,7 +511,7 @@ int cmd_classify(int argc, char **argv)
 			return 2;
 		}
 		/* a source that cannot be read, a pair that is none: 2 */
-		if (util_read_file(&src, &len, file, SRCTREE_MAX_SOURCE))
+		if (util_read_file(&src, &len, file, CAP_SOURCE_FILE))
 			return 2;
 		rc = classify_fallthrough(&r, src, len, warn, here);
 		free(src);

@@ -15,6 +15,7 @@
 
 #include "kwarn.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 #define WIDTH 78
@@ -274,7 +275,7 @@ int cmd_help(const char *cmd)
 		error("no manual page for kwarn-%s beside this kwarn", cmd);
 		return 2;
 	}
-	if (util_read_file(&page, NULL, path, 1 << 20)) {
+	if (util_read_file(&page, NULL, path, CAP_SMALL_FILE)) {
 		free(path);
 		return 2;
 	}

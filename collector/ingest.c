@@ -22,6 +22,7 @@
 #include "parse.h"
 #include "store.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 struct ingest_ctx {
@@ -49,7 +50,7 @@ static const char *source_text(struct source_cache *c, const char *file,
 	path = xstrfmt("%s/%s", c->dir, file);
 	/* a file that is not there: no function, not an error */
 	if (access(path, R_OK) ||
-	    util_read_file(&c->text, &c->len, path, 16 << 20)) {
+	    util_read_file(&c->text, &c->len, path, CAP_SOURCE_FILE)) {
 		c->text = NULL;
 		c->len = 0;
 	}
@@ -481,7 +482,7 @@ static int ingest_object_map(struct build_writer *w, const char *path)
 	char *buf = NULL, *line, *next;
 	long long id;
 
-	if (util_read_file(&buf, NULL, path, 64 << 20))
+	if (util_read_file(&buf, NULL, path, CAP_TREE_FILE))
 		return -1;
 	for (line = buf; line && *line; line = next) {
 		next = strchr(line, '\n');

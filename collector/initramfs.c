@@ -18,12 +18,11 @@
 #include "arch.h"
 #include "boot.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 /* Bumped when the archive layout changes, so cached archives are redone. */
 #define INITRAMFS_FORMAT 2
-/* Largest single file packed (busybox is 2 MB, a big module tens of MB). */
-#define INITRAMFS_FILE_MAX (256u << 20)
 
 static const char sleep_init[] =
 	"#!/bin/busybox sh\n"
@@ -214,7 +213,7 @@ static int cpio_file(struct cpio *c, const char *name, const char *path,
 	char *data = NULL;
 	size_t len;
 
-	if (util_read_file(&data, &len, path, INITRAMFS_FILE_MAX))
+	if (util_read_file(&data, &len, path, CAP_CAPTURE_FILE))
 		return -1;
 	cpio_add(c, name, S_IFREG | perm, 0, 0, data, len);
 	free(data);

@@ -30,6 +30,7 @@
 
 #include "kwarn.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 /* The test compile: a marked fall-through, an unmarked one, one in a
@@ -131,7 +132,7 @@ static int probe_compile(char **out, const char *dir, const char **argv,
 	argv[n++] = obj;
 	argv[n] = NULL;
 	rc = util_run(argv, dir, NULL, err);
-	if (rc < 0 || util_read_file(out, NULL, err, 1 << 20))
+	if (rc < 0 || util_read_file(out, NULL, err, CAP_SMALL_FILE))
 		goto out;
 	if (rc) {
 		error("test compile with '%s' failed (exit %d): %.300s",

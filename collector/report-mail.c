@@ -26,6 +26,7 @@
 #include "srctree.h"
 #include "util.h"
 #include "maint.h"
+#include "caps.h"
 #include "banned.h"
 
 #define REPORTER "kwarn <kwarn@localhost>"
@@ -135,7 +136,7 @@ static char *file_at(const char *git_dir, const char *sha, const char *file)
 				       "show", spec,	    NULL };
 
 		if (util_run(argv, NULL, tmpl, "/dev/null") ||
-		    util_read_file(&text, NULL, tmpl, 16 << 20)) {
+		    util_read_file(&text, NULL, tmpl, CAP_SOURCE_FILE)) {
 			free(text);
 			text = NULL;
 		}

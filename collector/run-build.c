@@ -27,6 +27,7 @@
 #include "store.h"
 #include "tree.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 static size_t count_dir(const char *dir)
@@ -88,7 +89,8 @@ static size_t objects_expected(struct run *r)
 	if (had || r->targets)
 		return 0;
 	path = objects_count_path(r);
-	if (!access(path, R_OK) && !util_read_file(&text, NULL, path, 64)) {
+	if (!access(path, R_OK) &&
+	    !util_read_file(&text, NULL, path, CAP_NUMBER_FILE)) {
 		text[strcspn(text, "\n")] = '\0';
 		if (util_parse_long(&v, text, 0, 1L << 30))
 			v = 0;
@@ -210,7 +212,7 @@ static char *file_tail(const char *path, int lines)
 	char *buf = NULL, *p;
 	size_t len = 0;
 
-	if (util_read_file(&buf, &len, path, 256 << 20))
+	if (util_read_file(&buf, &len, path, CAP_CAPTURE_FILE))
 		return NULL;
 	p = buf + len;
 	while (p > buf && lines >= 0) {
@@ -307,7 +309,8 @@ int configure(struct run *r)
 		for (size_t i = 0; i < r->nr_frags; i++) {
 			char *f = NULL;
 
-			if (util_read_file(&f, NULL, r->frags[i], 1 << 20))
+			if (util_read_file(&f, NULL, r->frags[i],
+					   CAP_SMALL_FILE))
 				goto out;
 			strbuf_addf(&sb, "\n#%s\n%s", r->frags[i], f);
 			free(f);
@@ -315,7 +318,7 @@ int configure(struct run *r)
 		want = strbuf_detach(&sb, NULL);
 	}
 	if (!access(cfg, R_OK) &&
-	    !util_read_file(&text, NULL, stamp, 1 << 20) &&
+	    !util_read_file(&text, NULL, stamp, CAP_SMALL_FILE) &&
 	    !strcmp(text, want)) {
 		ret = 0;
 		goto hash;
@@ -328,7 +331,7 @@ int configure(struct run *r)
 		size_t blen = 0;
 
 		if (util_read_file(&base, &blen, r->config_base_path,
-				   64 << 20) ||
+				   CAP_TREE_FILE) ||
 		    util_write_file(cfg, base, blen)) {
 			free(base);
 			goto out;
@@ -373,12 +376,12 @@ int configure(struct run *r)
 	/* every symbol a fragment asks for must be in the final .config */
 	free(text);
 	text = NULL;
-	if (util_read_file(&text, NULL, cfg, 64 << 20))
+	if (util_read_file(&text, NULL, cfg, CAP_TREE_FILE))
 		goto out;
 	for (size_t i = 0; i < r->nr_frags; i++) {
 		char *f = NULL, *line, *next;
 
-		if (util_read_file(&f, NULL, r->frags[i], 1 << 20))
+		if (util_read_file(&f, NULL, r->frags[i], CAP_SMALL_FILE))
 			goto out;
 		for (line = f; line && *line; line = next) {
 			char *probe;
@@ -680,7 +683,7 @@ static int store_objects(struct run *r, struct build_writer *w)
 		long long id;
 		int rc;
 
-		if (util_read_file(&text, &len, from, 256 << 20) ||
+		if (util_read_file(&text, &len, from, CAP_CAPTURE_FILE) ||
 		    capture_parse_header(&rc, &obj, text)) {
 			warning("skipping unreadable capture '%s'", from);
 		} else if (!bw_object(&id, w, obj,
@@ -705,7 +708,7 @@ static int store_objects(struct run *r, struct build_writer *w)
 		if (fresh)
 			continue;
 		path = xstrfmt("%s/%s", last, all[i]);
-		if (util_read_file(&text, &len, path, 256 << 20) ||
+		if (util_read_file(&text, &len, path, CAP_CAPTURE_FILE) ||
 		    capture_parse_header(&rc, &obj, text) ||
 		    !in_build(r, obj)) {
 			free(text);
@@ -778,7 +781,7 @@ static int classify_point(struct run *r, size_t k)
 		}
 		path = xstrfmt("%s/%s", r->tree->src, file);
 		if (here > 0 && warn > 0 &&
-		    !util_read_file(&text, &len, path, 64 << 20)) {
+		    !util_read_file(&text, &len, path, CAP_SOURCE_FILE)) {
 			classify_fallthrough(&res, text, len, warn, here);
 			if (store_classification(r->db, ids.identity[i],
 						 &res)) {

@@ -16,6 +16,7 @@
 #include "store.h"
 #include "tree.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 static void point_add(struct run *r, const git_oid *oid, const char *subject,
@@ -52,7 +53,7 @@ static int read_series(char ***out, size_t *nr, const char *path)
 		free(dir);
 		dir = xstrdup(".");
 	}
-	if (util_read_file(&text, NULL, path, 1 << 20)) {
+	if (util_read_file(&text, NULL, path, CAP_SMALL_FILE)) {
 		free(dir);
 		return -1;
 	}
@@ -282,7 +283,7 @@ size_t default_trees(char ***out, const char *series)
 	struct dirent *de;
 	size_t n = 0;
 
-	if (series && !util_read_file(&text, NULL, series, 1 << 20)) {
+	if (series && !util_read_file(&text, NULL, series, CAP_SMALL_FILE)) {
 		char *p = strstr(text, "# kwarn-tree:");
 
 		if (p) {

@@ -34,6 +34,7 @@
 #include "store.h"
 #include "tree.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 volatile sig_atomic_t interrupted;
@@ -76,10 +77,11 @@ static char *cc_install(void)
 	int fd;
 
 	free(self);
-	if (util_read_file(&mine, &n, src, 64 << 20))
+	if (util_read_file(&mine, &n, src, CAP_TREE_FILE))
 		goto fail;
-	if (!access(dst, R_OK) && !util_read_file(&theirs, &m, dst, 64 << 20) &&
-	    m == n && !memcmp(mine, theirs, n))
+	if (!access(dst, R_OK) &&
+	    !util_read_file(&theirs, &m, dst, CAP_TREE_FILE) && m == n &&
+	    !memcmp(mine, theirs, n))
 		goto out;
 	if (util_mkdir_p(bin))
 		goto fail;
@@ -161,7 +163,7 @@ static char *compiler_version(const char *cc)
 
 	if (util_mkdir_p(util_cache_dir()) ||
 	    util_run(argv, NULL, out, "/dev/null") ||
-	    util_read_file(&text, NULL, out, 1 << 16)) {
+	    util_read_file(&text, NULL, out, CAP_COMMAND_OUTPUT)) {
 		unlink(out);
 		free(out);
 		return xstrdup("unknown");
@@ -215,7 +217,7 @@ static char *make_params(struct run *r)
 	for (size_t i = 0; i < r->nr_frags; i++) {
 		char *text = NULL;
 
-		if (!util_read_file(&text, NULL, r->frags[i], 1 << 20))
+		if (!util_read_file(&text, NULL, r->frags[i], CAP_SMALL_FILE))
 			util_sha256_hex(sha, text, strlen(text));
 		json_array_append_new(frags, json_string(text ? sha : "?"));
 		free(text);
@@ -605,7 +607,7 @@ static int run_execute(struct run r_in, long long *run_id_out)
 
 	maint_path = xstrfmt("%s/MAINTAINERS", r.tree->src);
 	if (!access(maint_path, R_OK))
-		util_read_file(&maint, NULL, maint_path, 64 << 20);
+		util_read_file(&maint, NULL, maint_path, CAP_TREE_FILE);
 	ti.name = r.tree->name;
 	ti.version = r.tree->version;
 	ti.kind = r.tree->kind;

@@ -13,6 +13,7 @@
 
 #include "tree.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 int git_fail(const char *what)
@@ -109,7 +110,8 @@ static char *kernel_version(const char *src)
 {
 	char *path = xstrfmt("%s/Makefile", src), *buf = NULL, *ver = NULL;
 
-	if (!access(path, R_OK) && !util_read_file(&buf, NULL, path, 1 << 20))
+	if (!access(path, R_OK) &&
+	    !util_read_file(&buf, NULL, path, CAP_SMALL_FILE))
 		ver = kernel_version_text(buf);
 	free(path);
 	free(buf);
@@ -791,7 +793,7 @@ int tree_apply_patch(git_oid *out, char **changed_out, char **err_out,
 
 	*err_out = NULL;
 	*changed_out = NULL;
-	if (util_read_file(&text, &len, path, 64 << 20)) {
+	if (util_read_file(&text, &len, path, CAP_TREE_FILE)) {
 		*err_out = xstrfmt("cannot read '%s'", path);
 		return -1;
 	}

@@ -21,10 +21,8 @@
 #include "store.h"
 #include "triage.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
-
-/* The largest import file read, and records in it. */
-#define TRIAGE_MAX_FILE (64 << 20)
 
 static const char *const triage_usage[] = {
 	"kwarn triage --db FILE IDENTITY|FILE:LINE --as STATE --reason TEXT [--link URL] [--who NAME]",
@@ -127,7 +125,7 @@ static int triage_import(sqlite3 *db, const char *path)
 	char *buf = NULL, *p, *end;
 	int ret = -1;
 
-	if (util_read_file(&buf, &len, path, TRIAGE_MAX_FILE))
+	if (util_read_file(&buf, &len, path, CAP_TREE_FILE))
 		return -1;
 	for (p = buf, end = buf + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -19,6 +19,7 @@
 
 #include "kbuild.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 struct walk {
@@ -54,7 +55,7 @@ static void read_cmd(struct walk *wk, const char *path, const char *rel)
 	char *buf = NULL, *line, *end, *key, *val, *sep;
 	size_t klen, rlen = strlen(rel);
 
-	if (util_read_file(&buf, NULL, path, 64 << 20)) {
+	if (util_read_file(&buf, NULL, path, CAP_TREE_FILE)) {
 		wk->failed = 1;
 		return;
 	}
@@ -180,7 +181,7 @@ static void read_mod(struct walk *wk, const char *dir, const char *rel)
 	char *path = xstrfmt("%s/%s", dir, rel), *buf = NULL, *line, *end;
 	char *composite = xstrfmt("%.*s.o", (int)(strlen(rel) - 4), rel);
 
-	if (util_read_file(&buf, NULL, path, 16 << 20)) {
+	if (util_read_file(&buf, NULL, path, CAP_TREE_FILE)) {
 		wk->failed = 1;
 		goto out;
 	}

@@ -18,6 +18,7 @@
 #include "query.h"
 #include "srctree.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
 struct git_walk_ctx {
@@ -62,7 +63,7 @@ static int looks_binary(const char *buf, size_t len)
 static int walk_one(struct srctree_walk *w, const char *rel, const char *buf,
 		    size_t len)
 {
-	if (len > SRCTREE_MAX_SOURCE) {
+	if (len > CAP_SOURCE_FILE) {
 		srctree_skip_file(w, rel, "too large");
 		return 0;
 	}
@@ -111,10 +112,10 @@ static int walk_dir(struct srctree_walk *w, const char *root, const char *rel)
 			char *buf = NULL;
 			size_t len = 0;
 
-			if (st.st_size > (off_t)SRCTREE_MAX_SOURCE)
+			if (st.st_size > (off_t)CAP_SOURCE_FILE)
 				srctree_skip_file(w, sub, "too large");
 			else if (util_read_file(&buf, &len, full,
-						SRCTREE_MAX_SOURCE))
+						CAP_SOURCE_FILE))
 				srctree_skip_file(w, sub, "unreadable");
 			else
 				ret = walk_one(w, sub, buf, len);
@@ -141,7 +142,7 @@ int srctree_walk_path(struct srctree_walk *w, const char *path)
 		return error("cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return walk_dir(w, path, "");
-	if (util_read_file(&buf, &len, path, SRCTREE_MAX_SOURCE))
+	if (util_read_file(&buf, &len, path, CAP_SOURCE_FILE))
 		return -1;
 	ret = walk_one(w, path, buf, len);
 	free(buf);
@@ -163,7 +164,7 @@ static int git_walk_cb(const char *root, const git_tree_entry *e, void *p)
 	} else {
 		git_object_size_t sz = git_blob_rawsize(blob);
 
-		if (sz > SRCTREE_MAX_SOURCE)
+		if (sz > CAP_SOURCE_FILE)
 			srctree_skip_file(g->w, rel, "too large");
 		else if (walk_one(g->w, rel, git_blob_rawcontent(blob),
 				  (size_t)sz))
@@ -268,7 +269,7 @@ int srctree_read(char **out, size_t *len, const char *tree_dir,
 	if (tree_dir) {
 		char *p = xstrfmt("%s/%s", tree_dir, file);
 
-		ret = util_read_file(out, len, p, SRCTREE_MAX_SOURCE);
+		ret = util_read_file(out, len, p, CAP_SOURCE_FILE);
 		free(p);
 		return ret;
 	}

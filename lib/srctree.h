@@ -12,9 +12,6 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-/* Larger sources are skipped with a note. */
-#define SRCTREE_MAX_SOURCE (32u << 20)
-
 /* Called with each file's path (relative to the walked tree) and text. */
 typedef int (*srctree_fn)(void *ctx, const char *path, const char *buf,
 			  size_t len);
@@ -27,7 +24,7 @@ struct srctree_skip {
 /*
  * One walk: set fn and ctx, zero the rest; release with
  * srctree_walk_release().  Files that cannot be read, binary files and
- * files over SRCTREE_MAX_SOURCE are not visited but listed in skips.
+ * files over CAP_SOURCE_FILE (caps.h) are not visited but listed in skips.
  */
 struct srctree_walk {
 	srctree_fn fn;

@@ -13,9 +13,8 @@
 #include "query.h"
 #include "server.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
-
-#define MAX_BOOT_LOG (64 << 20)
 
 /* boots */
 
@@ -89,9 +88,9 @@ int api_boot(struct api_reply *reply, const struct api_req *r)
 		int zrc = Z_BUF_ERROR;
 
 		/* log_size is a hint; grow while zlib says it is short */
-		if (dlen == 0 || dlen > MAX_BOOT_LOG)
+		if (dlen == 0 || dlen > CAP_BOOT_LOG)
 			dlen = zlen * 4 + 1024;
-		while (dlen <= MAX_BOOT_LOG) {
+		while (dlen <= CAP_BOOT_LOG) {
 			uLongf got = dlen;
 
 			log = xrealloc(log, dlen + 1);

@@ -22,10 +22,10 @@
 #include "store.h"
 #include "triage.h"
 #include "util.h"
+#include "caps.h"
 #include "banned.h"
 
-/* The tokens file: at most this many bytes and tokens. */
-#define TOKENS_MAX_FILE (64 << 10)
+/* The tokens file holds at most this many tokens. */
 #define TOKENS_MAX 256
 /* The shortest token taken: 128 bits of hex or base64. */
 #define TOKEN_MIN_LEN 22
@@ -63,7 +63,7 @@ int api_triage_tokens(const char *path, const char *db_path)
 		return error("--triage-tokens '%s' can be read by others"
 			     " (mode %03o): chmod 600 it",
 			     path, (unsigned)(st.st_mode & 0777));
-	if (util_read_file(&buf, &len, path, TOKENS_MAX_FILE))
+	if (util_read_file(&buf, &len, path, CAP_TOKENS_FILE))
 		return -1;
 	for (p = buf, end = buf + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *sp, *tok;
