@@ -48,25 +48,25 @@ static size_t count_dir(const char *dir)
  * Where the object count of the last build of this tree and config is
  * kept (any compiler: their object lists are the config's), a new string.
  */
-static char *objects_count_path(struct run *r)
+static char *objects_count_path(struct run *r, struct cell *c)
 {
 	char key[65];
 
-	util_sha256_hex(key, r->config_name, strlen(r->config_name));
+	util_sha256_hex(key, c->config_name, strlen(c->config_name));
 	return xstrfmt("%s/builds/%s-%.12s.objects", util_cache_dir(),
 		       strrchr(r->tree->dir, '/') + 1, key);
 }
 
 /* Remember how many objects this build directory has captured. */
-static void objects_count_save(struct run *r)
+static void objects_count_save(struct run *r, struct cell *c)
 {
-	char *last = xstrfmt("%s/last", r->kdir), *path, *n;
+	char *last = xstrfmt("%s/last", c->kdir), *path, *n;
 	size_t count = count_dir(last);
 
 	free(last);
 	if (!count || r->targets)
 		return;
-	path = objects_count_path(r);
+	path = objects_count_path(r, c);
 	n = xstrfmt("%zu\n", count);
 	if (util_write_file(path, n, strlen(n)))
 		warning("cannot keep the object count in '%s'", path);
@@ -79,16 +79,16 @@ static void objects_count_save(struct run *r)
  * build's count of the same config, or 0 when unknown or when the
  * directory has built before (an incremental point compiles a few).
  */
-static size_t objects_expected(struct run *r)
+static size_t objects_expected(struct run *r, struct cell *c)
 {
-	char *last = xstrfmt("%s/last", r->kdir), *path, *text = NULL;
+	char *last = xstrfmt("%s/last", c->kdir), *path, *text = NULL;
 	size_t had = count_dir(last);
 	long v = 0;
 
 	free(last);
 	if (had || r->targets)
 		return 0;
-	path = objects_count_path(r);
+	path = objects_count_path(r, c);
 	if (!access(path, R_OK) &&
 	    !util_read_file(&text, NULL, path, CAP_NUMBER_FILE)) {
 		text[strcspn(text, "\n")] = '\0';
@@ -100,21 +100,25 @@ static size_t objects_expected(struct run *r)
 	return (size_t)v;
 }
 
-void progress(struct run *r, size_t k, const char *what)
+void progress(struct run *r, struct cell *c, size_t k, const char *what)
 {
 	int64_t el = (util_now_ms() - r->started) / 1000;
 	int64_t pel = (util_now_ms() - r->point_started) / 1000;
-	char *cap = xstrfmt("%s/capture", r->kdir);
-	size_t objs = count_dir(cap);
 	struct strbuf sb = STRBUF_INIT;
+	size_t objs = 0;
 	long eta = -1;
 	int building;
 
-	free(cap);
+	if (c) {
+		char *cap = xstrfmt("%s/capture", c->kdir);
+
+		objs = count_dir(cap);
+		free(cap);
+	}
 	ccache_count_update(&r->cache);
 	strbuf_addf(&sb, "%s", what);
-	if (r->nr_ccs > 1 && r->cc)
-		strbuf_addf(&sb, " (%s)", r->cc->tc->name);
+	if (r->nr_cells > 1 && c)
+		strbuf_addf(&sb, " (%s)", c->tc->name);
 	building = !strcmp(what, "building") || !strcmp(what, "built");
 	if (!strcmp(what, "building") && r->expected && objs &&
 	    objs <= r->expected) {
@@ -139,15 +143,14 @@ void progress(struct run *r, size_t k, const char *what)
 		fprintf(stderr, "kwarn: [%zu/%zu] %s: %s (%lds)\n", k + 1,
 			r->nr_points, r->points[k].subject, sb.buf, (long)el);
 	/* the same, for /api/runs/{id} while the run goes on */
-	if (r->db && r->cc && r->run_id >= 0) {
+	if (r->db && c && c->run_id >= 0) {
 		json_t *o = json_object();
 		char *text;
 
 		json_object_set_new(o, "point", json_integer((json_int_t)k));
 		json_object_set_new(o, "points",
 				    json_integer((json_int_t)r->nr_points));
-		json_object_set_new(o, "compiler",
-				    json_string(r->cc->tc->name));
+		json_object_set_new(o, "compiler", json_string(c->tc->name));
 		json_object_set_new(o, "stage", json_string(what));
 		json_object_set_new(o, "objects",
 				    json_integer((json_int_t)objs));
@@ -162,15 +165,15 @@ void progress(struct run *r, size_t k, const char *what)
 						json_null());
 		text = json_dumps(o, JSON_COMPACT);
 		json_decref(o);
-		store_run_progress(r->db, r->run_id, text);
+		store_run_progress(r->db, c->run_id, text);
 		free(text);
 	}
 	strbuf_release(&sb);
 }
 
 /* Run make with ARGV; while it runs, show progress for point K. */
-static int run_make(struct run *r, size_t k, const char *const *argv,
-		    const char *log)
+static int run_make(struct run *r, struct cell *c, size_t k,
+		    const char *const *argv, const char *log)
 {
 	/* make dies with us: a killed run leaves no make behind */
 	struct util_spawn o = { .out_path = log,
@@ -197,7 +200,7 @@ static int run_make(struct run *r, size_t k, const char *const *argv,
 		}
 		/* a terminal line every second, plain lines once a minute */
 		if ((r->tty && !(shown % 2)) || !(shown % 60))
-			progress(r, k, "building");
+			progress(r, c, k, "building");
 		shown++;
 		sleep(1);
 	}
@@ -230,9 +233,9 @@ static char *file_tail(const char *path, int lines)
  * flags of --warnings (after kwarn's own, so that a -Wno- of the spec
  * wins), a new string.
  */
-char *run_kcflags(struct run *r)
+char *run_kcflags(struct run *r, struct cell *c)
 {
-	char *ft = toolchain_fallthrough_flag(r->cc->tc, r->level);
+	char *ft = toolchain_fallthrough_flag(c->tc, r->level);
 	char *s = xstrfmt("KCFLAGS=%s%s%s", ft, r->ws.kcflags ? " " : "",
 			  r->ws.kcflags ? r->ws.kcflags : "");
 
@@ -241,8 +244,8 @@ char *run_kcflags(struct run *r)
 }
 
 /* make -C SRC O=B ... the common part of every make command line. */
-static size_t make_argv(struct run *r, const char **argv, size_t max,
-			char **owned)
+static size_t make_argv(struct run *r, struct cell *c, const char **argv,
+			size_t max, char **owned)
 {
 	size_t n = 0;
 	char *cc;
@@ -250,14 +253,14 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	argv[n++] = "make";
 	argv[n++] = "-C";
 	argv[n++] = r->tree->src;
-	argv[n++] = owned[0] = xstrfmt("O=%s", r->build_dir);
+	argv[n++] = owned[0] = xstrfmt("O=%s", c->build_dir);
 	argv[n++] = owned[1] = xstrfmt("-j%d", r->jobs);
-	cc = toolchain_cc(r->cc->tc, r->cc->arch);
+	cc = toolchain_cc(c->tc, c->arch);
 	argv[n++] = owned[2] = xstrfmt("CC=%s %s%s%s", r->cc_path,
 				       r->launcher ? r->launcher : "",
 				       r->launcher ? " " : "", cc);
 	free(cc);
-	argv[n++] = owned[3] = run_kcflags(r);
+	argv[n++] = owned[3] = run_kcflags(r, c);
 	/*
 	 * The level is ours (KCFLAGS comes last and wins), so the tree's
 	 * own Kconfig level only changes every command line: a series that
@@ -266,14 +269,14 @@ static size_t make_argv(struct run *r, const char **argv, size_t max,
 	 */
 	argv[n++] = "CONFIG_CC_IMPLICIT_FALLTHROUGH=";
 	/* kbuild's LLVM=: clang, lld and the llvm tools, host tools too */
-	if (r->cc->tc->llvm)
-		argv[n++] = r->cc->tc->llvm;
+	if (c->tc->llvm)
+		argv[n++] = c->tc->llvm;
 	/* x86_64 is the host: no ARCH=, its command lines stay as they were */
-	if (r->cc->arch->kbuild)
-		argv[n++] = owned[4] = xstrfmt("ARCH=%s", r->cc->arch->kbuild);
-	if (r->cc->arch->cross && !r->cc->tc->clang)
+	if (c->arch->kbuild)
+		argv[n++] = owned[4] = xstrfmt("ARCH=%s", c->arch->kbuild);
+	if (c->arch->cross && !c->tc->clang)
 		argv[n++] = owned[5] =
-			xstrfmt("CROSS_COMPILE=%s", r->cc->arch->cross);
+			xstrfmt("CROSS_COMPILE=%s", c->arch->cross);
 	if (r->ws.w)
 		argv[n++] = r->ws.w;
 	(void)max;
@@ -288,19 +291,19 @@ static void make_argv_release(char **owned)
 	}
 }
 
-int configure(struct run *r)
+int configure(struct run *r, struct cell *c)
 {
 	const char *argv[64];
 	char *owned[MAKE_OWNED] = { NULL },
-	     *cfg = xstrfmt("%s/.config", r->build_dir);
-	char *log = xstrfmt("%s/config.log", r->kdir), *stamp = NULL;
+	     *cfg = xstrfmt("%s/.config", c->build_dir);
+	char *log = xstrfmt("%s/config.log", c->kdir), *stamp = NULL;
 	char *merge =
 		xstrfmt("%s/scripts/kconfig/merge_config.sh", r->tree->src);
 	char *text = NULL, hash[65], *want = NULL;
 	size_t n;
 	int ret = -1, rc;
 
-	stamp = xstrfmt("%s/config.stamp", r->kdir);
+	stamp = xstrfmt("%s/config.stamp", c->kdir);
 	/* the fragments' text decides the config: configure once per set */
 	{
 		struct strbuf sb = STRBUF_INIT;
@@ -309,10 +312,10 @@ int configure(struct run *r)
 		for (size_t i = 0; i < r->nr_frags; i++) {
 			char *f = NULL;
 
-			if (util_read_file(&f, NULL, r->frags[i],
+			if (util_read_file(&f, NULL, c->frags[i],
 					   CAP_SMALL_FILE))
 				goto out;
-			strbuf_addf(&sb, "\n#%s\n%s", r->frags[i], f);
+			strbuf_addf(&sb, "\n#%s\n%s", c->frags[i], f);
 			free(f);
 		}
 		want = strbuf_detach(&sb, NULL);
@@ -324,7 +327,7 @@ int configure(struct run *r)
 		goto hash;
 	}
 	unlink(log);
-	n = make_argv(r, argv, ARRAY_SIZE(argv), owned);
+	n = make_argv(r, c, argv, ARRAY_SIZE(argv), owned);
 	if (r->config_base_path) {
 		/* a full .config: brought up to this tree by olddefconfig */
 		char *base = NULL;
@@ -350,15 +353,15 @@ int configure(struct run *r)
 	if (r->nr_frags) {
 		const char *margv[24];
 		size_t m = 0;
-		char *out = xstrfmt("%s/merge.log", r->kdir);
+		char *out = xstrfmt("%s/merge.log", c->kdir);
 
 		margv[m++] = merge;
 		margv[m++] = "-m";
 		margv[m++] = "-O";
-		margv[m++] = r->build_dir;
+		margv[m++] = c->build_dir;
 		margv[m++] = cfg;
 		for (size_t i = 0; i < r->nr_frags; i++)
-			margv[m++] = r->frags[i];
+			margv[m++] = c->frags[i];
 		margv[m] = NULL;
 		rc = util_run(margv, r->tree->src, out, out);
 		free(out);
@@ -381,7 +384,7 @@ int configure(struct run *r)
 	for (size_t i = 0; i < r->nr_frags; i++) {
 		char *f = NULL, *line, *next;
 
-		if (util_read_file(&f, NULL, r->frags[i], CAP_SMALL_FILE))
+		if (util_read_file(&f, NULL, c->frags[i], CAP_SMALL_FILE))
 			goto out;
 		for (line = f; line && *line; line = next) {
 			char *probe;
@@ -398,7 +401,7 @@ int configure(struct run *r)
 			if (!found) {
 				error("config fragment '%s': '%s' did not stick"
 				      " (unknown symbol or unmet dependency)",
-				      r->frags[i], line);
+				      c->frags[i], line);
 				free(f);
 				goto out;
 			}
@@ -413,7 +416,7 @@ hash:
 		if (util_sha256_file(hash, cfg))
 			ret = -1;
 		else
-			r->config_hash = r->cc->config_hash = xstrdup(hash);
+			c->config_hash = xstrdup(hash);
 	}
 out:
 	make_argv_release(owned);
@@ -564,9 +567,9 @@ static char **list_logs(const char *dir, size_t *nr)
 }
 
 /* Is object OBJ part of the build: its .o and its source still exist? */
-static int object_exists(struct run *r, const char *obj)
+static int object_exists(struct run *r, struct cell *c, const char *obj)
 {
-	char *o = xstrfmt("%s/%s", r->build_dir, obj);
+	char *o = xstrfmt("%s/%s", c->build_dir, obj);
 	char *src = xstrfmt("%s/%s", r->tree->src, obj);
 	int ok;
 
@@ -584,10 +587,10 @@ static int object_exists(struct run *r, const char *obj)
  * (kbuild's "amdgpu/../amdkfd/kfd_crat.o" for "amdkfd/kfd_crat.o", a
  * target that fails alone) whose capture is the object's state.
  */
-static int failure_superseded(struct run *r, const char *obj,
+static int failure_superseded(struct run *r, struct cell *c, const char *obj,
 			      const char *capture)
 {
-	char *o = xstrfmt("%s/%s", r->build_dir, obj);
+	char *o = xstrfmt("%s/%s", c->build_dir, obj);
 	struct stat so, sc;
 	int newer;
 
@@ -604,10 +607,10 @@ static int failure_superseded(struct run *r, const char *obj,
  * objects.  Until then they stay in capture/, so that a run killed between
  * make and the commit finds them again when it resumes this point.
  */
-static void promote_captures(struct run *r)
+static void promote_captures(struct run *r, struct cell *c)
 {
-	char *cap = xstrfmt("%s/capture", r->kdir);
-	char *last = xstrfmt("%s/last", r->kdir);
+	char *cap = xstrfmt("%s/capture", c->kdir);
+	char *last = xstrfmt("%s/last", c->kdir);
 	size_t n = 0;
 	char **now = list_logs(cap, &n);
 
@@ -664,10 +667,10 @@ static int in_build(const struct run *r, const char *obj)
  * the build (in_build()) as carried, or the object as not built when it
  * is gone.
  */
-static int store_objects(struct run *r, struct build_writer *w)
+static int store_objects(struct run *r, struct cell *c, struct build_writer *w)
 {
-	char *cap = xstrfmt("%s/capture", r->kdir);
-	char *last = xstrfmt("%s/last", r->kdir);
+	char *cap = xstrfmt("%s/capture", c->kdir);
+	char *last = xstrfmt("%s/last", c->kdir);
 	char **now = NULL, **all = NULL;
 	size_t nn = 0, na = 0;
 	int ret = -1;
@@ -716,10 +719,10 @@ static int store_objects(struct run *r, struct build_writer *w)
 			free(path);
 			continue;
 		}
-		if (rc && failure_superseded(r, obj, path)) {
+		if (rc && failure_superseded(r, c, obj, path)) {
 			/* kept, it would be carried into every later point */
 			unlink(path);
-		} else if (!object_exists(r, obj)) {
+		} else if (!object_exists(r, c, obj)) {
 			bw_object(&id, w, obj, "not_built");
 		} else if (!bw_object(&id, w, obj, rc ? "failed" : "carried")) {
 			parse_capture(r, w, id, text, len);
@@ -743,12 +746,13 @@ static int store_objects(struct run *r, struct build_writer *w)
  * unset, and an unreadable build directory (reported) does not fail the
  * point.
  */
-static int store_composites(struct run *r, struct build_writer *w)
+static int store_composites(struct run *r, struct cell *c,
+			    struct build_writer *w)
 {
 	struct kbuild_map kb;
 	int ret;
 
-	if (kbuild_map_load(&kb, r->build_dir))
+	if (kbuild_map_load(&kb, c->build_dir))
 		return 0;
 	ret = bw_composites(w, &kb);
 	kbuild_map_release(&kb);
@@ -759,12 +763,12 @@ static int store_composites(struct run *r, struct build_writer *w)
  * Give every fall-through warning of point K that has no verdict yet one,
  * from the source as the work tree holds it at this point.
  */
-static int classify_point(struct run *r, size_t k)
+static int classify_point(struct run *r, struct cell *c, size_t k)
 {
 	struct query_ids ids;
 	int ret = -1;
 
-	if (query_fallthrough_diags(&ids, r->db, -1, r->points[k].commit_id))
+	if (query_fallthrough_diags(&ids, r->db, -1, c->commit_ids[k]))
 		return -1;
 	if (db_begin(r->db))
 		goto out;
@@ -811,11 +815,12 @@ out:
  * Returns make's status (0 when installed), or -1 on errors (reported)
  * or when interrupted.
  */
-static int install_modules(struct run *r, size_t k, const char *log, char **out)
+static int install_modules(struct run *r, struct cell *c, size_t k,
+			   const char *log, char **out)
 {
 	const char *argv[64];
 	char *owned[MAKE_OWNED] = { NULL },
-	     *root = xstrfmt("%s/modroot", r->kdir);
+	     *root = xstrfmt("%s/modroot", c->kdir);
 	char *root_arg = xstrfmt("INSTALL_MOD_PATH=%s", root);
 	size_t n;
 	int rc = -1;
@@ -823,12 +828,12 @@ static int install_modules(struct run *r, size_t k, const char *log, char **out)
 	*out = NULL;
 	if (util_is_dir(root) && util_rm_rf(root))
 		goto out;
-	n = make_argv(r, argv, ARRAY_SIZE(argv), owned);
+	n = make_argv(r, c, argv, ARRAY_SIZE(argv), owned);
 	argv[n++] = "modules_install";
 	argv[n++] = root_arg;
 	argv[n++] = "INSTALL_MOD_STRIP=1";
 	argv[n] = NULL;
-	rc = run_make(r, k, argv, log);
+	rc = run_make(r, c, k, argv, log);
 	if (rc > 0) {
 		warning("point %zu: make modules_install failed (status %d)", k,
 			rc);
@@ -849,7 +854,38 @@ out:
 	return interrupted ? -1 : rc;
 }
 
-int build_point(struct run *r, size_t k)
+/*
+ * The capture directory CAP for the point of commit SHA.  Captures left
+ * by an interrupted attempt at this same commit are this point's (make
+ * will not compile those objects again); any others are stale and
+ * removed.  Returns 0 or -1 (reported).
+ */
+static int captures_claim(const char *cap, const char *sha)
+{
+	char *pointfile = xstrfmt("%s/.point", cap), *was = NULL;
+	char **stale;
+	size_t nstale = 0;
+	int ret = 0;
+
+	if (access(pointfile, R_OK) ||
+	    util_read_file(&was, NULL, pointfile, CAP_SMALL_FILE) ||
+	    strcmp(was, sha)) {
+		stale = list_logs(cap, &nstale);
+		for (size_t i = 0; i < nstale; i++) {
+			char *f = xstrfmt("%s/%s", cap, stale[i]);
+
+			unlink(f);
+			free(f);
+		}
+		free_list(stale, nstale);
+		ret = util_write_file(pointfile, sha, strlen(sha));
+	}
+	free(pointfile);
+	free(was);
+	return ret;
+}
+
+int build_point(struct run *r, struct cell *c, size_t k)
 {
 	struct point *p = &r->points[k];
 	/*
@@ -859,47 +895,31 @@ int build_point(struct run *r, size_t k)
 	const char *argv[4096];
 	char *owned[MAKE_OWNED] = { NULL }, *log = NULL, *cap = NULL,
 	     *image = NULL;
-	char **stale = NULL, *tail = NULL, *targets = NULL, *save = NULL;
-	char *pointfile = NULL, *was = NULL, *mods = NULL, *statslog = NULL;
+	char *tail = NULL, *targets = NULL, *save = NULL;
+	char *mods = NULL, *statslog = NULL;
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	struct boot_result boot;
 	int64_t t0;
-	size_t n, base, nstale = 0;
+	size_t n, base;
 	int rc, rc2 = 0, rc3 = 0, ret = -1, booted = 0;
 	long long build_id;
 
 	memset(&boot, 0, sizeof(boot));
-	cap = xstrfmt("%s/capture", r->kdir);
-	/*
-	 * Captures left by an interrupted attempt at this same commit are
-	 * this point's (make will not compile those objects again); any
-	 * others are stale.
-	 */
-	pointfile = xstrfmt("%s/.point", cap);
-	if (access(pointfile, R_OK) ||
-	    util_read_file(&was, NULL, pointfile, 4096) ||
-	    strcmp(was, p->sha)) {
-		stale = list_logs(cap, &nstale);
-		for (size_t i = 0; i < nstale; i++) {
-			char *f = xstrfmt("%s/%s", cap, stale[i]);
-
-			unlink(f);
-			free(f);
-		}
-		free_list(stale, nstale);
-		if (util_write_file(pointfile, p->sha, strlen(p->sha)))
-			goto out;
-	}
-	log = xstrfmt("%s/make-%zu.log", r->kdir, k);
+	/* clang prints no "In function": found in the work tree */
+	r->src.dir = c->tc->clang ? r->tree->src : NULL;
+	cap = xstrfmt("%s/capture", c->kdir);
+	if (captures_claim(cap, p->sha))
+		goto out;
+	log = xstrfmt("%s/make-%zu.log", c->kdir, k);
 	unlink(log);
 	r->point_started = util_now_ms();
-	r->expected = objects_expected(r);
+	r->expected = objects_expected(r, c);
 	setenv("KWARN_CAPTURE_DIR", cap, 1);
-	statslog = xstrfmt("%s/ccache-stats.log", r->kdir);
+	statslog = xstrfmt("%s/ccache-stats.log", c->kdir);
 	ccache_count_start(&r->cache, statslog);
 	t0 = util_now_ms();
-	n = base = make_argv(r, argv, ARRAY_SIZE(argv), owned);
+	n = base = make_argv(r, c, argv, ARRAY_SIZE(argv), owned);
 	if (r->targets) {
 		/* only these objects (comma-separated), no kernel image */
 		targets = xstrdup(r->targets);
@@ -908,12 +928,12 @@ int build_point(struct run *r, size_t k)
 		     t = strtok_r(NULL, ",", &save))
 			argv[n++] = t;
 	} else {
-		argv[n++] = r->cc->arch->target;
+		argv[n++] = c->arch->target;
 		if (r->full)
 			argv[n++] = "modules";
 	}
 	argv[n] = NULL;
-	rc = run_make(r, k, argv, log);
+	rc = run_make(r, c, k, argv, log);
 	if (rc >= 0 && !interrupted && r->nr_objects && !r->targets) {
 		/* the series' objects, one by one, whatever the config says */
 		n = base;
@@ -922,25 +942,24 @@ int build_point(struct run *r, size_t k)
 		     i < r->nr_objects && n + 2 < ARRAY_SIZE(argv); i++) {
 			char *src =
 				xstrfmt("%s/%s", r->tree->src, r->objects[i]);
-			char *c = src + strlen(src) - 1;
-
-			*c = 'c';
+			/* the object's .c */
+			src[strlen(src) - 1] = 'c';
 			if (!access(src, R_OK))
 				argv[n++] = r->objects[i];
 			free(src);
 		}
 		argv[n] = NULL;
 		if (n > base + 1)
-			rc2 = run_make(r, k, argv, log);
+			rc2 = run_make(r, c, k, argv, log);
 	}
 	if (!rc && !interrupted && r->full && !r->targets) {
 		/* the same command line as the build: nothing recompiles */
-		progress(r, k, "installing modules");
-		rc3 = install_modules(r, k, log, &mods);
+		progress(r, c, k, "installing modules");
+		rc3 = install_modules(r, c, k, log, &mods);
 	}
 	unsetenv("KWARN_CAPTURE_DIR");
 	if (!interrupted && rc >= 0)
-		progress(r, k, "built");
+		progress(r, c, k, "built");
 	bi.cached = r->cached;
 	bi.cache_hits = r->cache.hits;
 	bi.cache_misses = r->cache.misses;
@@ -948,33 +967,33 @@ int build_point(struct run *r, size_t k)
 	if (interrupted || rc < 0 || rc3 < 0)
 		goto out;
 	bi.wall_ms = util_now_ms() - t0;
-	bi.config_name = r->config_name;
-	bi.config_hash = r->config_hash;
-	bi.compiler = r->compiler;
-	bi.flags = r->flags;
-	bi.arch = r->cc->arch->name;
-	bi.build_dir = r->build_dir;
+	bi.config_name = c->config_name;
+	bi.config_hash = c->config_hash;
+	bi.compiler = c->compiler;
+	bi.flags = c->flags;
+	bi.arch = c->arch->name;
+	bi.build_dir = c->build_dir;
 	bi.level = r->level;
 	bi.status = rc || rc2 || rc3 ? "failed" : "ok";
 	if (rc || rc2 || rc3)
 		bi.log_tail = tail = file_tail(log, 30);
-	image = xstrfmt("%s%s", r->build_dir, r->cc->arch->image);
+	image = xstrfmt("%s%s", c->build_dir, c->arch->image);
 	if (!rc && !access(image, R_OK))
 		bi.image = image;
 	if (r->boot && bi.image) {
 		struct boot_opts bo = { 0 };
 
-		progress(r, k, "booting");
+		progress(r, c, k, "booting");
 		bo.kernel = image;
-		bo.arch = r->cc->arch;
+		bo.arch = c->arch;
 		bo.modules_dir = mods; /* NULL unless --full installed them */
 		bo.silence_ms = r->silence_s * 1000;
 		bo.total_ms = r->timeout_s * 1000;
 		booted = !boot_run(&boot, &bo);
 	}
-	if (bw_begin(&w, r->db, p->commit_id, &bi))
+	if (bw_begin(&w, r->db, c->commit_ids[k], &bi))
 		goto out;
-	if (store_objects(r, w) || store_composites(r, w))
+	if (store_objects(r, c, w) || store_composites(r, c, w))
 		goto out_abort;
 	for (size_t i = 0; booted && i < boot.nr_warnings; i++)
 		bw_diag(w, -2, &boot.warnings[i]);
@@ -983,9 +1002,9 @@ int build_point(struct run *r, size_t k)
 	if (bw_finish(&build_id, w))
 		goto out;
 	w = NULL;
-	promote_captures(r);
-	objects_count_save(r);
-	if (classify_point(r, k))
+	promote_captures(r, c);
+	objects_count_save(r, c);
+	if (classify_point(r, c, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
 	if (rc || rc2 || rc3)
 		warning("point %zu (%s) did not build: see '%s'", k, p->subject,
@@ -1003,8 +1022,6 @@ out:
 	free(image);
 	free(tail);
 	free(targets);
-	free(pointfile);
-	free(was);
 	free(mods);
 	free(statslog);
 	ccache_count_stop(&r->cache);

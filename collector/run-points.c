@@ -135,7 +135,7 @@ int make_points(struct run *r)
 				err ? err : "?");
 			point_add(r, &r->tree->base, "campaign base", "kwarn",
 				  0, NULL, NULL);
-			r->points[r->nr_points - 1].commit_id = -2;
+			r->points[r->nr_points - 1].unapplied = 1;
 			free(err);
 			patch_mail_release(&m);
 			ret = 0;
@@ -200,7 +200,7 @@ int make_points(struct run *r)
 			/* record the failing patch as a point without a build */
 			point_add(r, &head, m.subject ? m.subject : name,
 				  m.author_name, m.date, name, NULL);
-			r->points[r->nr_points - 1].commit_id = -2;
+			r->points[r->nr_points - 1].unapplied = 1;
 			free(err);
 			patch_mail_release(&m);
 			break;
@@ -340,28 +340,29 @@ void run_reset_tree(struct run *r)
 	r->tree = NULL;
 }
 
-int store_points(struct run *r)
+int store_points(struct run *r, struct cell *c)
 {
+	free(c->commit_ids);
+	c->commit_ids = xcalloc(r->nr_points, sizeof(*c->commit_ids));
 	for (size_t i = 0; i < r->nr_points; i++) {
 		struct point *p = &r->points[i];
-		struct commit_info c = { 0 };
-		int failed = p->commit_id == -2;
+		struct commit_info ci = { 0 };
 
-		c.run_id = r->run_id;
-		c.position = (long)i;
-		c.sha = p->sha;
-		c.parent = i ? r->points[i - 1].sha : NULL;
-		c.subject = p->subject;
-		c.author = p->author;
-		c.date = p->date ? p->date : -1;
-		c.patch = p->patch;
-		c.apply_status = failed ? "failed" : !i ? "base" : "applied";
-		c.apply_error = failed ? r->apply_failure : NULL;
-		c.changed = p->changed;
-		if (store_commit(&p->commit_id, r->db, &c))
+		ci.run_id = c->run_id;
+		ci.position = (long)i;
+		ci.sha = p->sha;
+		ci.parent = i ? r->points[i - 1].sha : NULL;
+		ci.subject = p->subject;
+		ci.author = p->author;
+		ci.date = p->date ? p->date : -1;
+		ci.patch = p->patch;
+		ci.apply_status = p->unapplied ? "failed" :
+				  !i	       ? "base" :
+						 "applied";
+		ci.apply_error = p->unapplied ? r->apply_failure : NULL;
+		ci.changed = p->changed;
+		if (store_commit(&c->commit_ids[i], r->db, &ci))
 			return -1;
-		if (failed)
-			p->commit_id = -2;
 	}
 	return 0;
 }

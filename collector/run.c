@@ -128,8 +128,8 @@ char *run_data_path(const char *rel)
 	return p;
 }
 
-/* Find a run with the same parameters to resume, or start one. */
-static int open_run(struct run *r)
+/* Find a run of cell C with the same parameters to resume, or start one. */
+static int open_run(struct run *r, struct cell *c)
 {
 	struct run_info ri = { 0 };
 	int rc;
@@ -137,14 +137,14 @@ static int open_run(struct run *r)
 	ri.tree_id = r->tree_id;
 	ri.kind = r->kind;
 	ri.series = r->series ? r->series : r->range;
-	ri.config = r->config_name;
+	ri.config = c->config_name;
 	ri.level = r->level;
-	ri.params = r->params;
-	ri.compiler = r->cc->tc->name;
-	ri.arch = r->cc->arch->name;
-	rc = store_open_run(&r->run_id, r->db, &ri, r->force);
+	ri.params = c->params;
+	ri.compiler = c->tc->name;
+	ri.arch = c->arch->name;
+	rc = store_open_run(&c->run_id, r->db, &ri, r->force);
 	if (rc == 2) {
-		fprintf(stderr, "kwarn: resuming run %lld\n", r->run_id);
+		fprintf(stderr, "kwarn: resuming run %lld\n", c->run_id);
 		rc = 0;
 	}
 	return rc;
@@ -190,7 +190,8 @@ char *run_cc_version(const char *cc)
 	return compiler_version(cc);
 }
 
-static char *make_params(struct run *r)
+/* The parameters of cell C's run, as runs.params: what makes it the same run. */
+static char *make_params(struct run *r, struct cell *c)
 {
 	json_t *o = json_object(), *frags = json_array();
 	char *s, sha[65];
@@ -226,15 +227,15 @@ static char *make_params(struct run *r)
 			    json_string(r->config_base_label));
 	json_object_set_new(o, "fragments", frags);
 	json_object_set_new(o, "level", json_integer(r->level));
-	json_object_set_new(o, "compiler", json_string(r->compiler));
+	json_object_set_new(o, "compiler", json_string(c->compiler));
 	/*
 	 * Only what differs from a plain run is added: a run without --cc
 	 * and --warnings keeps the parameters (and the results) it had.
 	 */
-	if (r->cc->tc != toolchain_default())
-		json_object_set_new(o, "cc", json_string(r->cc->tc->name));
-	if (r->cc->arch != arch_host())
-		json_object_set_new(o, "arch", json_string(r->cc->arch->name));
+	if (c->tc != toolchain_default())
+		json_object_set_new(o, "cc", json_string(c->tc->name));
+	if (c->arch != arch_host())
+		json_object_set_new(o, "arch", json_string(c->arch->name));
 	if (r->ws.spec)
 		json_object_set_new(o, "warnings", json_string(r->ws.spec));
 	json_object_set_new(o, "full", json_boolean(r->full));
@@ -250,15 +251,15 @@ static char *make_params(struct run *r)
 }
 
 /*
- * Name the points of this run whose build failed; their number into *out.
- * Returns 0 or -1.
+ * Name the points of cell C's run whose build failed; their number into
+ * *out.  Returns 0 or -1.
  */
-static int failed_points(long *out, struct run *r)
+static int failed_points(long *out, struct run *r, struct cell *c)
 {
 	json_t *failed = NULL, *e;
 	size_t i;
 
-	if (query_failed_points(&failed, r->db, r->run_id))
+	if (query_failed_points(&failed, r->db, c->run_id))
 		return -1;
 	json_array_foreach(failed, i, e) {
 		error("point %lld (%s) did not build: its warnings are incomplete",
@@ -313,49 +314,30 @@ static const char *const run_usage[] = {
 	NULL,
 };
 
-static int finish_run(struct run *r, const char *status, const char *msg)
+static int finish_run(struct run *r, struct cell *c, const char *status,
+		      const char *msg)
 {
-	return store_finish_run(r->db, r->run_id, status, msg);
-}
-
-/* Make compiler C the one R builds and stores for. */
-static void run_use(struct run *r, struct run_cc *c)
-{
-	r->cc = c;
-	r->run_id = c->run_id;
-	r->build_dir = c->build_dir;
-	r->kdir = c->kdir;
-	r->config_hash = c->config_hash;
-	r->compiler = c->compiler;
-	r->flags = c->flags;
-	r->params = c->params;
-	r->config_name = c->config_name;
-	memcpy(r->frags, c->frags, sizeof(r->frags));
-	/* clang prints no "In function": found in the work tree */
-	r->src.dir = c->tc->clang ? r->tree->src : NULL;
-	for (size_t k = 0; c->commit_ids && k < r->nr_points; k++)
-		r->points[k].commit_id = c->commit_ids[k];
+	return store_finish_run(r->db, c->run_id, status, msg);
 }
 
 /*
- * Compiler C's build directory, one per tree, config and compiler (made
- * and locked), and the flags its builds record.  Returns 0 or -1.
+ * Cell C's build directory, one per tree, config and compiler (made and
+ * locked), and the flags its builds record.  Returns 0 or -1.
  */
-static int cc_prepare(struct run *r, struct run_cc *c)
+static int cell_prepare(struct run *r, struct cell *c)
 {
 	struct strbuf key = STRBUF_INIT;
 	char cfg_key[65], *cap, *last, *lock;
 	char *kcflags, *archflags;
 	int bad, rc;
 
-	run_use(r, c);
 	/*
 	 * The key of a plain gcc build is the config name, as it always
 	 * was: the builds in the cache stay valid.  A launcher, targets,
 	 * another compiler or extra warnings change every command line:
 	 * each its own directory.
 	 */
-	strbuf_addstr(&key, r->config_name);
+	strbuf_addstr(&key, c->config_name);
 	if (r->launcher || r->targets)
 		strbuf_addf(&key, "|%s|%s", r->launcher ? r->launcher : "",
 			    r->targets ? "targets" : "");
@@ -386,8 +368,7 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 			      c->build_dir);
 		return -1;
 	}
-	run_use(r, c);
-	kcflags = run_kcflags(r);
+	kcflags = run_kcflags(r, c);
 	archflags = !c->arch->kbuild ?
 			    xstrdup("") :
 		    c->arch->cross && !c->tc->clang ?
@@ -401,14 +382,13 @@ static int cc_prepare(struct run *r, struct run_cc *c)
 			   r->launcher ? r->launcher : "");
 	free(kcflags);
 	free(archflags);
-	run_use(r, c);
 	return 0;
 }
 
 static void run_release(struct run *r)
 {
-	for (size_t i = 0; i < r->nr_ccs; i++) {
-		struct run_cc *c = &r->ccs[i];
+	for (size_t i = 0; i < r->nr_cells; i++) {
+		struct cell *c = &r->cells[i];
 
 		if (c->lockfd >= 0)
 			close(c->lockfd);
@@ -421,7 +401,14 @@ static void run_release(struct run *r)
 		free(c->params);
 		free(c->config_name);
 	}
-	free(r->ccs);
+	free(r->cells);
+	free(r->default_series);
+	free(r->default_frags[0]);
+	free(r->default_frags[1]);
+	free_list(r->cands, r->ncands);
+	free(r->maint);
+	for (size_t i = 0; i < ARRAY_SIZE(r->arch_frags); i++)
+		free(r->arch_frags[i]);
 	source_cache_release(&r->src);
 	run_reset_tree(r);
 	free_list(r->objects, r->nr_objects);
@@ -440,10 +427,10 @@ static int run_resolve(struct run *r)
 	size_t ntc = r->nr_cc_names ? r->nr_cc_names : 1;
 	size_t narch = r->nr_arch_names ? r->nr_arch_names : 1;
 
-	r->nr_ccs = ntc * narch;
-	r->ccs = xcalloc(r->nr_ccs, sizeof(*r->ccs));
-	for (size_t i = 0; i < r->nr_ccs; i++) {
-		struct run_cc *c = &r->ccs[i];
+	r->nr_cells = ntc * narch;
+	r->cells = xcalloc(r->nr_cells, sizeof(*r->cells));
+	for (size_t i = 0; i < r->nr_cells; i++) {
+		struct cell *c = &r->cells[i];
 
 		c->lockfd = -1;
 		c->run_id = -1;
@@ -460,7 +447,8 @@ static int run_resolve(struct run *r)
 				     " %s)",
 				     r->arch_names[i % narch], arch_names());
 		for (size_t j = 0; j < i; j++)
-			if (r->ccs[j].tc == c->tc && r->ccs[j].arch == c->arch)
+			if (r->cells[j].tc == c->tc &&
+			    r->cells[j].arch == c->arch)
 				return error("--%s %s is given twice",
 					     narch > 1 ? "arch" : "cc",
 					     narch > 1 ? c->arch->name :
@@ -503,6 +491,282 @@ static int run_resolve(struct run *r)
 }
 
 /*
+ * Everything checked and set before a tree is opened: compilers,
+ * launcher, the compiler cache, make, the default series and fragments,
+ * the candidate trees.  Returns 0 or -1 (reported).
+ */
+static int run_setup(struct run *r)
+{
+	int rc;
+
+	if (run_resolve(r))
+		return -1;
+	if (r->launcher && launcher_check(r->launcher, r->level))
+		return -1;
+	rc = ccache_setup(&r->cco, r->launcher);
+	if (rc < 0)
+		return -1;
+	r->cached = rc;
+	if (!util_in_path("make"))
+		return error(
+			"make is not installed (run scripts/install-deps)");
+	r->tty = isatty(2);
+	r->started = util_now_ms();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!r->repo && !r->series && !r->no_series) {
+		r->default_series = run_data_path("kernel/series");
+		r->series = r->default_series;
+		if (!r->nr_frags) {
+			r->default_frags[0] =
+				run_data_path("kernel/configs/qemu.config");
+			r->default_frags[1] =
+				run_data_path("kernel/configs/campaign.config");
+			r->frags[r->nr_frags++] = r->default_frags[0];
+			r->frags[r->nr_frags++] = r->default_frags[1];
+		}
+	}
+	if (r->series && access(r->series, R_OK))
+		return error("cannot read series '%s': %s", r->series,
+			     strerror(errno));
+	if (!r->repo && !r->tree_spec) {
+		r->ncands = default_trees(&r->cands, r->series);
+		if (!r->ncands)
+			return error(
+				"no /usr/src/linux-source-*.tar.xz: install linux-source-6.1 or pass --tree");
+	}
+	return 0;
+}
+
+/*
+ * Open the tree (the first candidate the series applies to, when kwarn
+ * chose them) and make its points.  Returns 0 or -1 (reported).
+ */
+static int run_open_tree(struct run *r)
+{
+	for (size_t ci = 0;; ci++) {
+		int more = ci + 1 < r->ncands, bad;
+
+		if (r->cands)
+			r->tree_spec = r->cands[ci];
+		if (r->cached_sha256)
+			fprintf(stderr,
+				"kwarn: opening %s (%.12s) from the cache\n",
+				r->cached_name, r->cached_sha256);
+		else
+			fprintf(stderr, "kwarn: importing %s\n",
+				r->repo ? r->repo : r->tree_spec);
+		if (r->repo ? tree_open_repo(&r->tree, r->repo) :
+		    r->cached_sha256 ?
+			      tree_open_cached(&r->tree, r->cached_name,
+					       r->tree_spec, r->cached_sha256) :
+			      tree_import(&r->tree, r->tree_spec))
+			return -1;
+		bad = r->repo	   ? make_points_range(r) :
+		      r->no_series ? make_points_plain(r) :
+				     make_points(r);
+		/* the default tree is the newest the series applies to */
+		if (more && (bad || (r->apply_failure && r->nr_points <= 2))) {
+			fprintf(stderr,
+				"kwarn: the series does not apply to %s, trying %s\n",
+				r->tree_spec, r->cands[ci + 1]);
+			run_reset_tree(r);
+			continue;
+		}
+		if (bad)
+			return -1;
+		break;
+	}
+	if (r->nr_points == 0 || (r->points[0].unapplied && !r->apply_failure))
+		return error("nothing to build");
+	collect_objects(r);
+	return 0;
+}
+
+/*
+ * Each cell's fragments (kwarn's qemu.config names the qemu config of
+ * each arch) and the config name its runs record.
+ */
+static void cells_name_configs(struct run *r)
+{
+	char *qemu_frag = run_data_path("kernel/configs/qemu.config");
+	char *qemu_real = realpath(qemu_frag, NULL);
+
+	for (size_t ci = 0; ci < r->nr_cells; ci++) {
+		struct cell *c = &r->cells[ci];
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < r->nr_frags; i++) {
+			char *real = realpath(r->frags[i], NULL);
+			int is_qemu = qemu_real && real &&
+				      !strcmp(real, qemu_real);
+
+			free(real);
+			if (is_qemu && c->arch != arch_host()) {
+				free(r->arch_frags[ci]);
+				r->arch_frags[ci] =
+					run_data_path(c->arch->config);
+				c->frags[i] = r->arch_frags[ci];
+			} else {
+				c->frags[i] = r->frags[i];
+			}
+		}
+		strbuf_addstr(&sb, r->config_base_label);
+		for (size_t i = 0; i < r->nr_frags; i++) {
+			const char *b = strrchr(c->frags[i], '/');
+
+			strbuf_addf(&sb, "+%s", b ? b + 1 : c->frags[i]);
+		}
+		c->config_name = strbuf_detach(&sb, NULL);
+	}
+	free(qemu_frag);
+	free(qemu_real);
+}
+
+/*
+ * Store the tree and every cell's run, resumed or new, with its commits,
+ * in one transaction; how many cells were measured before into
+ * *nmeasured.  Returns 0 or -1 (reported).
+ */
+static int cells_open_runs(struct run *r, size_t *nmeasured)
+{
+	struct tree_info ti = { 0 };
+	char *maint_path = xstrfmt("%s/MAINTAINERS", r->tree->src);
+	int rc;
+
+	if (!access(maint_path, R_OK))
+		util_read_file(&r->maint, NULL, maint_path, CAP_TREE_FILE);
+	free(maint_path);
+	ti.name = r->tree->name;
+	ti.version = r->tree->version;
+	ti.kind = r->tree->kind;
+	ti.source = r->tree->source;
+	ti.sha256 = r->tree->sha256;
+	ti.pkg_version = r->pkg_version;
+	ti.maintainers = r->maint;
+	*nmeasured = 0;
+	if (db_begin(r->db))
+		return -1;
+	if (store_tree(&r->tree_id, r->db, &ti))
+		goto fail;
+	for (size_t i = 0; i < r->nr_cells; i++) {
+		struct cell *c = &r->cells[i];
+		char *cc = toolchain_cc(c->tc, c->arch);
+
+		c->compiler = compiler_version(cc);
+		free(cc);
+		c->params = make_params(r, c);
+		if ((rc = open_run(r, c)) < 0)
+			goto fail;
+		c->measured = rc == 1;
+		if (!c->measured && store_points(r, c))
+			goto fail;
+		*nmeasured += c->measured;
+	}
+	if (r->nr_cells > 1) {
+		long long ids[ARRAY_SIZE(r->arch_frags)];
+
+		for (size_t i = 0; i < r->nr_cells; i++)
+			ids[i] = r->cells[i].run_id;
+		if (store_group_runs(r->db, ids, r->nr_cells))
+			goto fail;
+	}
+	if (db_commit(r->db))
+		goto fail;
+	return 0;
+fail:
+	db_rollback(r->db);
+	return -1;
+}
+
+/*
+ * Build every point in every cell not measured before, one checkout a
+ * point, skipping the points a resumed run has.  Returns 0 or -1
+ * (reported; also when interrupted).
+ */
+static int cells_build(struct run *r)
+{
+	r->cc_path = cc_install();
+	if (!r->cc_path)
+		return -1;
+	for (size_t i = 0; i < r->nr_cells; i++)
+		if (!r->cells[i].measured && cell_prepare(r, &r->cells[i]))
+			return -1;
+	progress(r, NULL, 0, "configuring");
+	if (tree_checkout(r->tree, &r->points[0].oid))
+		return -1;
+	for (size_t i = 0; i < r->nr_cells; i++)
+		if (!r->cells[i].measured && configure(r, &r->cells[i]))
+			return -1;
+	for (size_t k = 0; k < r->nr_points && !r->points[k].unapplied; k++) {
+		int checked_out = 0;
+
+		for (size_t i = 0; i < r->nr_cells; i++) {
+			struct cell *c = &r->cells[i];
+			long long built = -1;
+
+			if (c->measured)
+				continue;
+			/* a resumed run: this point has its build */
+			if (query_commit_build(&built, r->db, c->commit_ids[k]))
+				return -1;
+			if (built >= 0)
+				continue;
+			/* one checkout serves every cell of the point */
+			if (!checked_out) {
+				progress(r, c, k, "checking out");
+				if (tree_checkout(r->tree, &r->points[k].oid))
+					return -1;
+				checked_out = 1;
+			}
+			if (build_point(r, c, k)) {
+				if (interrupted)
+					error("interrupted at point %zu: run again to resume",
+					      k);
+				return -1;
+			}
+		}
+	}
+	if (r->tty)
+		fputc('\n', stderr);
+	return 0;
+}
+
+/* Close the runs of the cells built now with STATUS and MSG. */
+static void cells_finish(struct run *r, const char *status, const char *msg)
+{
+	for (size_t i = 0; i < r->nr_cells; i++)
+		if (!r->cells[i].measured && r->cells[i].run_id >= 0)
+			finish_run(r, &r->cells[i], status, msg);
+}
+
+/*
+ * Each cell's summary; RET made 1 by --fail-on-new, 2 when a report
+ * fails.  Returns RET.
+ */
+static int cells_report(struct run *r, int ret)
+{
+	FILE *out = r->out ? r->out : stdout;
+
+	for (size_t i = 0; i < r->nr_cells; i++) {
+		struct cell *c = &r->cells[i];
+		int rep;
+
+		if (r->nr_cells > 1)
+			fprintf(out, "compiler %s%s%s: run %lld\n", c->tc->name,
+				r->nr_arch_names ? " " : "",
+				r->nr_arch_names ? c->arch->name : "",
+				c->run_id);
+		rep = report_print_run(out, r->db, c->run_id, "summary");
+		if (r->fail_on_new && report_tip_has_new(r->db, c->run_id) > 0)
+			ret = 1;
+		if (rep)
+			ret = ret ? ret : 2;
+	}
+	return ret;
+}
+
+/*
  * Do the run R describes (options filled in, nothing else).  Returns 0,
  * 1 when the series stopped at a patch that does not apply or
  * --fail-on-new found something, 2 on errors, 130 when interrupted.
@@ -510,326 +774,60 @@ static int run_resolve(struct run *r)
 static int run_execute(struct run r_in, long long *run_id_out)
 {
 	struct run r = r_in;
-	struct tree_info ti = { 0 };
-	char *default_series = NULL, *default_frags[2] = { NULL };
-	char *maint = NULL, *maint_path = NULL, **cands = NULL;
-	char *qemu_frag = NULL, *qemu_real = NULL, *arch_frags[32] = { NULL };
-	size_t ncands = 0, nmeasured = 0;
-	int ret = 2, rc;
+	size_t nmeasured;
+	long nfailed = 0, n;
+	int ret = 2;
 
-	if (run_resolve(&r)) {
-		run_release(&r);
-		return 2;
-	}
-	if (r.launcher && launcher_check(r.launcher, r.level)) {
-		run_release(&r);
-		return 2;
-	}
-	rc = ccache_setup(&r.cco, r.launcher);
-	if (rc < 0) {
-		run_release(&r);
-		return 2;
-	}
-	r.cached = rc;
-	if (!util_in_path("make")) {
-		error("make is not installed (run scripts/install-deps)");
-		run_release(&r);
-		return 2;
-	}
-	r.tty = isatty(2);
-	r.started = util_now_ms();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (!r.repo && !r.series && !r.no_series) {
-		default_series = run_data_path("kernel/series");
-		r.series = default_series;
-		if (!r.nr_frags) {
-			default_frags[0] =
-				run_data_path("kernel/configs/qemu.config");
-			default_frags[1] =
-				run_data_path("kernel/configs/campaign.config");
-			r.frags[r.nr_frags++] = default_frags[0];
-			r.frags[r.nr_frags++] = default_frags[1];
-		}
-	}
-	if (r.series && access(r.series, R_OK)) {
-		error("cannot read series '%s': %s", r.series, strerror(errno));
+	if (run_setup(&r) || db_open(&r.db, r.dbpath, DB_READ_WRITE) ||
+	    run_open_tree(&r))
 		goto out;
-	}
-	if (!r.repo && !r.tree_spec) {
-		ncands = default_trees(&cands, r.series);
-		if (!ncands) {
-			error("no /usr/src/linux-source-*.tar.xz: install linux-source-6.1 or pass --tree");
-			goto out;
-		}
-	}
-	if (db_open(&r.db, r.dbpath, DB_READ_WRITE))
+	cells_name_configs(&r);
+	if (cells_open_runs(&r, &nmeasured))
 		goto out;
-	for (size_t ci = 0;; ci++) {
-		int more = ci + 1 < ncands, bad;
-
-		if (cands)
-			r.tree_spec = cands[ci];
-		if (r.cached_sha256)
-			fprintf(stderr,
-				"kwarn: opening %s (%.12s) from the cache\n",
-				r.cached_name, r.cached_sha256);
-		else
-			fprintf(stderr, "kwarn: importing %s\n",
-				r.repo ? r.repo : r.tree_spec);
-		if (r.repo ? tree_open_repo(&r.tree, r.repo) :
-		    r.cached_sha256 ?
-			     tree_open_cached(&r.tree, r.cached_name,
-					      r.tree_spec, r.cached_sha256) :
-			     tree_import(&r.tree, r.tree_spec))
-			goto out;
-		bad = r.repo	  ? make_points_range(&r) :
-		      r.no_series ? make_points_plain(&r) :
-				    make_points(&r);
-		/* the default tree is the newest the series applies to */
-		if (more && (bad || (r.apply_failure && r.nr_points <= 2))) {
-			fprintf(stderr,
-				"kwarn: the series does not apply to %s, trying %s\n",
-				r.tree_spec, cands[ci + 1]);
-			run_reset_tree(&r);
-			continue;
-		}
-		if (bad)
-			goto out;
-		break;
-	}
-	if (r.nr_points == 0 ||
-	    (r.points[0].commit_id == -2 && !r.apply_failure)) {
-		error("nothing to build");
-		goto out;
-	}
-	collect_objects(&r);
-
-	maint_path = xstrfmt("%s/MAINTAINERS", r.tree->src);
-	if (!access(maint_path, R_OK))
-		util_read_file(&maint, NULL, maint_path, CAP_TREE_FILE);
-	ti.name = r.tree->name;
-	ti.version = r.tree->version;
-	ti.kind = r.tree->kind;
-	ti.source = r.tree->source;
-	ti.sha256 = r.tree->sha256;
-	ti.pkg_version = r.pkg_version;
-	ti.maintainers = maint;
-	qemu_frag = run_data_path("kernel/configs/qemu.config");
-	qemu_real = realpath(qemu_frag, NULL);
-	for (size_t ci = 0; ci < r.nr_ccs; ci++) {
-		struct run_cc *c = &r.ccs[ci];
-		struct strbuf sb = STRBUF_INIT;
-
-		/* kwarn's qemu.config names the qemu config of each arch */
-		for (size_t i = 0; i < r.nr_frags; i++) {
-			char *real = realpath(r.frags[i], NULL);
-			int is_qemu = qemu_real && real &&
-				      !strcmp(real, qemu_real);
-
-			free(real);
-			if (is_qemu && c->arch != arch_host()) {
-				free(arch_frags[ci]);
-				arch_frags[ci] = run_data_path(c->arch->config);
-				c->frags[i] = arch_frags[ci];
-			} else {
-				c->frags[i] = r.frags[i];
-			}
-		}
-		strbuf_addstr(&sb, r.config_base_label);
-		for (size_t i = 0; i < r.nr_frags; i++) {
-			const char *b = strrchr(c->frags[i], '/');
-
-			strbuf_addf(&sb, "+%s", b ? b + 1 : c->frags[i]);
-		}
-		c->config_name = strbuf_detach(&sb, NULL);
-	}
-	/* every compiler's run, resumed or new, in one transaction */
-	if (db_begin(r.db))
-		goto out;
-	if (store_tree(&r.tree_id, r.db, &ti)) {
-		db_rollback(r.db);
-		goto out;
-	}
-	for (size_t i = 0; i < r.nr_ccs; i++) {
-		struct run_cc *c = &r.ccs[i];
-
-		{
-			char *cc = toolchain_cc(c->tc, c->arch);
-
-			c->compiler = compiler_version(cc);
-			free(cc);
-		}
-		run_use(&r, c);
-		c->params = make_params(&r);
-		run_use(&r, c);
-		if ((rc = open_run(&r)) < 0) {
-			db_rollback(r.db);
-			goto out;
-		}
-		c->run_id = r.run_id;
-		c->measured = rc == 1;
-		if (!c->measured && store_points(&r)) {
-			db_rollback(r.db);
-			goto out;
-		}
-		c->commit_ids = xcalloc(r.nr_points, sizeof(*c->commit_ids));
-		for (size_t k = 0; k < r.nr_points; k++)
-			c->commit_ids[k] = r.points[k].commit_id;
-		nmeasured += c->measured;
-	}
-	if (r.nr_ccs > 1) {
-		long long ids[ARRAY_SIZE(arch_frags)];
-
-		for (size_t i = 0; i < r.nr_ccs; i++)
-			ids[i] = r.ccs[i].run_id;
-		if (store_group_runs(r.db, ids, r.nr_ccs)) {
-			db_rollback(r.db);
-			goto out;
-		}
-	}
-	if (db_commit(r.db)) {
-		db_rollback(r.db);
-		goto out;
-	}
 	if (run_id_out)
-		*run_id_out = r.ccs[0].run_id;
-	if (nmeasured == r.nr_ccs) {
+		*run_id_out = r.cells[0].run_id;
+	if (nmeasured == r.nr_cells) {
 		if (r.measured_before)
 			*r.measured_before = 1;
-		for (size_t i = 0; i < r.nr_ccs; i++)
+		for (size_t i = 0; i < r.nr_cells; i++)
 			/* to stderr under kwarn nightly: its stdout is the report */
 			fprintf(r.out ? r.out : stdout,
 				"run %lld: already measured (use --force to measure again)\n",
-				r.ccs[i].run_id);
-		ret = 0;
-		goto report;
+				r.cells[i].run_id);
+		ret = cells_report(&r, 0);
+		goto out;
 	}
-	if (r.points[0].commit_id == -2) {
+	if (r.points[0].unapplied) {
 		/* the base overlay did not apply: nothing to build */
 		error("series stopped: %s", r.apply_failure);
-		for (size_t i = 0; i < r.nr_ccs; i++) {
-			run_use(&r, &r.ccs[i]);
-			if (!r.cc->measured)
-				finish_run(&r, "failed", r.apply_failure);
-		}
-		ret = 1;
-		goto report;
+		cells_finish(&r, "failed", r.apply_failure);
+		ret = cells_report(&r, 1);
+		goto out;
 	}
-	r.cc_path = cc_install();
-	if (!r.cc_path)
-		goto fail;
-	for (size_t i = 0; i < r.nr_ccs; i++) {
-		if (r.ccs[i].measured)
-			continue;
-		if (cc_prepare(&r, &r.ccs[i]))
-			goto fail;
+	if (cells_build(&r)) {
+		if (r.tty)
+			fputc('\n', stderr);
+		cells_finish(&r, "stopped",
+			     interrupted ? "interrupted" : "error");
+		ret = interrupted ? 130 : 2;
+		goto out;
 	}
-	progress(&r, 0, "configuring");
-	if (tree_checkout(r.tree, &r.points[0].oid))
-		goto fail;
-	for (size_t i = 0; i < r.nr_ccs; i++) {
-		run_use(&r, &r.ccs[i]);
-		if (!r.cc->measured && configure(&r))
-			goto fail;
-	}
-	for (size_t k = 0; k < r.nr_points; k++) {
-		int checked_out = 0;
-
-		if (r.points[k].commit_id == -2)
-			break;
-		for (size_t i = 0; i < r.nr_ccs; i++) {
-			long long built = -1;
-
-			run_use(&r, &r.ccs[i]);
-			if (r.cc->measured)
-				continue;
-			/* a resumed run: this point has its build */
-			if (query_commit_build(&built, r.db,
-					       r.points[k].commit_id))
-				goto fail;
-			if (built >= 0)
-				continue;
-			/* one checkout serves every compiler of the point */
-			if (!checked_out) {
-				progress(&r, k, "checking out");
-				if (tree_checkout(r.tree, &r.points[k].oid))
-					goto fail;
-				checked_out = 1;
-			}
-			if (build_point(&r, k)) {
-				if (interrupted)
-					error("interrupted at point %zu: run again to resume",
-					      k);
-				goto fail;
-			}
-		}
-	}
-	if (r.tty)
-		fputc('\n', stderr);
 	if (r.apply_failure) {
 		error("series stopped: %s", r.apply_failure);
-		for (size_t i = 0; i < r.nr_ccs; i++) {
-			run_use(&r, &r.ccs[i]);
-			if (!r.cc->measured)
-				finish_run(&r, "failed", r.apply_failure);
-		}
-		ret = 1;
-	} else {
-		long nfailed = 0, n;
-
-		for (size_t i = 0; i < r.nr_ccs; i++) {
-			run_use(&r, &r.ccs[i]);
-			if (r.cc->measured)
-				continue;
-			finish_run(&r, "done", NULL);
-			if (failed_points(&n, &r))
-				goto out;
-			nfailed += n;
-		}
-		ret = nfailed ? 1 : 0;
+		cells_finish(&r, "failed", r.apply_failure);
+		ret = cells_report(&r, 1);
+		goto out;
 	}
-report:
-	for (size_t i = 0; i < r.nr_ccs; i++) {
-		long long id = r.ccs[i].run_id;
-		int rep;
-
-		if (r.nr_ccs > 1)
-			fprintf(r.out ? r.out : stdout,
-				"compiler %s%s%s: run %lld\n",
-				r.ccs[i].tc->name, r.nr_arch_names ? " " : "",
-				r.nr_arch_names ? r.ccs[i].arch->name : "", id);
-		rep = report_print_run(r.out ? r.out : stdout, r.db, id,
-				       "summary");
-		if (r.fail_on_new && report_tip_has_new(r.db, id) > 0)
-			ret = 1;
-		if (rep)
-			ret = ret ? ret : 2;
+	cells_finish(&r, "done", NULL);
+	for (size_t i = 0; i < r.nr_cells; i++) {
+		if (r.cells[i].measured)
+			continue;
+		if (failed_points(&n, &r, &r.cells[i]))
+			goto out;
+		nfailed += n;
 	}
-	goto out;
-fail:
-	if (r.tty)
-		fputc('\n', stderr);
-	for (size_t i = 0; i < r.nr_ccs; i++) {
-		run_use(&r, &r.ccs[i]);
-		if (!r.cc->measured && r.run_id >= 0)
-			finish_run(&r, "stopped",
-				   interrupted ? "interrupted" : "error");
-	}
-	ret = interrupted ? 130 : 2;
+	ret = cells_report(&r, nfailed ? 1 : 0);
 out:
-	free(default_series);
-	free(default_frags[0]);
-	free(default_frags[1]);
-	for (size_t i = 0; i < ncands; i++)
-		free(cands[i]);
-	free(cands);
-	free(maint);
-	free(maint_path);
-	free(qemu_frag);
-	free(qemu_real);
-	for (size_t i = 0; i < ARRAY_SIZE(arch_frags); i++)
-		free(arch_frags[i]);
 	run_release(&r);
 	return ret;
 }

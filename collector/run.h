@@ -24,19 +24,23 @@ struct point {
 	char sha[GIT_OID_HEXSZ + 1];
 	char *subject, *author, *patch, *changed;
 	long long date;
-	long long commit_id;
+	int unapplied; /* its patch did not apply: stored as failed, not built */
 };
 
 /*
- * One compiler of a run: its own run row, commits, build directory and
- * build parameters.  The points (and their checkouts) are shared.
+ * One cell of a run: a compiler for an architecture, built with the run's
+ * warning spec (r->ws) and config fragments.  Each cell has its own run
+ * row, commits, build directory and build parameters; the points (and
+ * their checkouts) are shared.  Every build step is given its cell: the
+ * run holds no "current compiler".
  */
-struct run_cc {
+struct cell {
 	const struct toolchain *tc;
 	const struct arch *arch; /* --arch; the host's (x86_64) without */
 	long long run_id;
-	long long *commit_ids; /* per point, -2 where no patch applied */
-	char *build_dir, *kdir, *config_hash, *compiler, *flags, *params;
+	long long *commit_ids; /* per point, as stored for this cell's run */
+	char *build_dir, *kdir; /* B, and B/.kwarn */
+	char *config_hash, *compiler, *flags, *params;
 	char *config_name; /* the base and the fragments, as runs.config */
 	const char *frags[16]; /* the fragments for this arch */
 	int lockfd;
@@ -70,18 +74,19 @@ struct run {
 	/* state */
 	sqlite3 *db;
 	struct tree *tree;
-	long long tree_id, run_id;
+	long long tree_id;
 	struct point *points;
 	size_t nr_points;
 	char *apply_failure; /* why the series stopped, if it did */
 	char **objects; /* single-object targets */
 	size_t nr_objects;
-	struct run_cc *ccs; /* one per compiler */
-	size_t nr_ccs;
-	struct run_cc *cc; /* the one being built; the fields below are its */
-	char *build_dir, *kdir; /* B, and B/.kwarn */
-	char *config_hash, *compiler, *flags, *params;
-	char *config_name;
+	struct cell *cells; /* one per compiler and architecture */
+	size_t nr_cells;
+	char *default_series, *default_frags[2]; /* without --series */
+	char **cands; /* the candidate trees, when kwarn chose them */
+	size_t ncands;
+	char *maint; /* the tree's MAINTAINERS */
+	char *arch_frags[32]; /* each cell's qemu config, where not x86_64's */
 	char *config_base_label; /* the base, or "FILE@sha256-prefix" */
 	char *cc_path; /* kwarn-cc next to us */
 	struct warn_spec ws; /* parsed --warnings */
@@ -112,8 +117,11 @@ int make_points_range(struct run *r);
 int make_points_plain(struct run *r);
 /* Forget r->tree and its points, to try another tree. */
 void run_reset_tree(struct run *r);
-/* Store r's points as commits of run r->run_id.  0 or -1, reported. */
-int store_points(struct run *r);
+/*
+ * Store r's points as the commits of C's run, their ids into
+ * c->commit_ids.  0 or -1, reported.
+ */
+int store_points(struct run *r, struct cell *c);
 /*
  * The candidate trees for a series: /usr/src/linux-source-*.tar.*, the
  * one the series names with "# kwarn-tree: NAME" first, then newest
@@ -125,19 +133,22 @@ void free_list(char **list, size_t n);
 
 /* run-build.c */
 
-/* Print the progress line of point k (on a tty, over the last one). */
-void progress(struct run *r, size_t k, const char *what);
-/* KCFLAGS for r's compiler and warning level, a new string. */
-char *run_kcflags(struct run *r);
-/* Make r->build_dir's .config for r->cc.  0 or -1, reported. */
-int configure(struct run *r);
+/*
+ * Print the progress line of point k (on a tty, over the last one), for
+ * cell C (NULL before any cell is chosen).
+ */
+void progress(struct run *r, struct cell *c, size_t k, const char *what);
+/* KCFLAGS for C's compiler and r's warning level, a new string. */
+char *run_kcflags(struct run *r, struct cell *c);
+/* Make C's .config in its build directory.  0 or -1, reported. */
+int configure(struct run *r, struct cell *c);
 /* The single-object targets: every .c that a point changes. */
 void collect_objects(struct run *r);
 /*
- * Build point k (already checked out) with r->cc and store it, captures,
+ * Build point k (already checked out) in cell C and store it, captures,
  * boot and classifier verdicts, in one transaction.  0 or -1, reported;
  * -1 also when interrupted.
  */
-int build_point(struct run *r, size_t k);
+int build_point(struct run *r, struct cell *c, size_t k);
 
 #endif /* KWARN_RUN_H */
