@@ -449,452 +449,433 @@ static const char *const nightly_usage[] = {
 
 static const char *const nightly_formats[] = { "text", "json", NULL };
 
-/*
- * One nightly for one architecture (ARGV holds at most one --arch);
- * with MAIL_APPEND, --mail adds to the file instead of writing it anew.
- */
-static int nightly_one(int argc, char **argv, int mail_append)
-{
-	const char *dbpath = NULL, *trees = "/usr/src", *series = NULL;
-	const char *repo = NULL, *ref = NULL, *format = "text",
-		   *arch_name = NULL;
-	const struct arch *arch = arch_host();
-	char *frags[16] = { NULL }, *default_frag = NULL,
-	     *default_series = NULL;
-	char *lockpath = NULL, *config_name = NULL, *compiler = NULL;
-	const char *ccs[8] = { NULL }, *mail = NULL;
-	char *cc_versions[8] = { NULL };
-	size_t nccs = 0, ncells;
-	struct warn_spec ws = { 0 };
-	struct run_request q = { 0 };
-	struct found_tree *found = NULL;
-	size_t nfound = 0, nfrags = 0;
-	json_t *report = json_array(), *failures = json_array();
-	sqlite3 *db = NULL;
-	struct opt_list frag_args = { 0 }, cc_args = { 0 };
-	long level = 3, jobs = 2;
-	int no_boot = 0;
-	const struct opt opts[] = {
-		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
-		OPT_STRING(
-			0, "trees", &trees, "DIR",
-			"where the linux-source-*.tar.* are (default: /usr/src)"),
-		OPT_LIST(
-			0, "config", &frag_args, "FRAG",
-			"a config fragment (default: kernel/configs/qemu.config)"),
-		OPT_LONG(0, "level", &level, "N",
-			 "-Wimplicit-fallthrough level (default: 3)", 1, 5),
-		OPT_LONG('j', "jobs", &jobs, "N", "make -j (default: 2)", 1,
-			 256),
-		OPT_STRING(
-			0, "series", &series, "FILE|none",
-			"the series to try on every tree (default: kernel/series)"),
-		OPT_FLAG(0, "no-boot", &no_boot, "do not boot the builds"),
-		OPT_STRING(0, "repo", &repo, "PATH",
-			   "a git repository to follow, with --ref"),
-		OPT_STRING(0, "ref", &ref, "BRANCH", "the branch of --repo"),
-		OPT_STRING(0, "cc-launcher", &q.launcher, "L",
-			   "a compiler launcher (ccache, distcc, ...)"),
-		OPT_CHOICE(0, "format", &format, "F", "the report",
-			   nightly_formats),
-		OPT_STRING(0, "arch", &arch_name, "ARCH",
-			   "x86_64 or arm64 (default: x86_64); repeatable"),
-		OPT_LIST(0, "cc", &cc_args, "NAME",
-			 "a compiler of the matrix (gcc, clang-16, ...)"),
-		OPT_STRING(0, "warnings", &q.warnings, "SPEC",
-			   "extra warnings: W=N and -Wflag, comma-separated"),
-		OPT_STRING(0, "targets", &q.targets, "OBJ,...",
-			   "build only these objects"),
-		OPT_STRING(0, "mail", &mail, "FILE",
-			   "write the new warnings as mails (mbox) to FILE"),
-		OPT_FLAG(0, "compiler-cache", &q.cache.on,
-			 "compile through kwarn's exact compiler cache"),
-		OPT_FLAG(0, "no-compiler-cache", &q.cache.off,
-			 "compile every object, without the compiler cache"),
-		OPT_STRING(
-			0, "cache-size", &q.cache.size, "SIZE",
-			"the compiler cache's size (default: " CCACHE_DEFAULT_SIZE
-			")"),
-		OPT_STRING(0, "compiler-cache-remote", &q.cache.remote, "URL",
-			   "share the compiler cache on redis://HOST:PORT"),
-		OPT_END,
-	};
-	int argi, prc, ret = 2, lockfd = -1, nnew = 0, measured_any = 0;
+/* A night's options, parsed once, and what its architectures share. */
+struct nightly {
+	/* options */
+	const char *dbpath, *trees, *series, *repo, *ref, *format, *mail;
+	struct opt_list frag_args, cc_args, arch_args;
+	long level, jobs;
+	int no_boot;
+	struct run_request q; /* launcher, warnings, targets, cache */
+	/* planned */
+	const char *ccs[8];
+	char *cc_versions[8];
+	size_t nccs, ncells;
+	struct warn_spec ws;
+	char *default_series;
+	int lockfd;
+	sqlite3 *db;
+	struct found_tree *found;
+	size_t nfound;
+};
 
-	prc = opt_parse(&argi, argc, argv, opts, nightly_usage);
-	if (prc) {
-		ret = prc > 0 ? 0 : 2;
-		goto out;
-	}
-	if (!dbpath || argi != argc || (!repo != !ref)) {
-		opt_usage(stderr, opts, nightly_usage);
-		goto out;
-	}
-	if (cc_args.nr > ARRAY_SIZE(ccs)) {
-		error("at most %zu --cc", ARRAY_SIZE(ccs));
-		goto out;
-	}
-	for (size_t i = 0; i < cc_args.nr; i++)
-		ccs[nccs++] = cc_args.v[i];
-	for (size_t i = 0; i < frag_args.nr; i++) {
-		if (!(frags[nfrags] = realpath(frag_args.v[i], NULL))) {
-			error("cannot read config fragment '%s'",
-			      frag_args.v[i]);
-			goto out;
-		}
-		nfrags++;
-	}
-	if (arch_name && !(arch = arch_find(arch_name))) {
-		error("unknown architecture '%s' (--arch takes %s)", arch_name,
-		      arch_names());
-		goto out;
-	}
-	/* x86_64, the host, keeps the runs it always had */
-	q.arch = arch->host ? NULL : arch->name;
-	q.level = (int)level;
-	q.jobs = (int)jobs;
-	q.boot = !no_boot;
-	if (q.launcher && launcher_check(q.launcher, q.level))
-		goto out;
+/* One architecture's night: its configuration, compiler and report. */
+struct night {
+	const struct arch *arch;
+	char *frags[16];
+	size_t nfrags;
+	char *config_name, *compiler;
+	json_t *report, *failures;
+	int nnew, measured_any;
+};
+
+/* Add "WHAT" to the night's failures. */
+#define night_fail(g, ...) \
+	json_array_append_new((g)->failures, json_sprintf(__VA_ARGS__))
+
+/*
+ * Check the options and take what every architecture shares: the
+ * compilers of the matrix, the warning spec, the series, the lock (one
+ * nightly at a time), the database and the installed trees.  Returns 0
+ * or -1 (reported).
+ */
+static int nightly_plan(struct nightly *n)
+{
+	struct run_request *q = &n->q;
+	char *lockpath;
+	int held;
+
+	if (n->cc_args.nr > ARRAY_SIZE(n->ccs))
+		return error("at most %zu --cc", ARRAY_SIZE(n->ccs));
+	q->level = (int)n->level;
+	q->jobs = (int)n->jobs;
+	q->boot = !n->no_boot;
+	if (q->launcher && launcher_check(q->launcher, q->level))
+		return -1;
 	/* the matrix is checked before anything is imported or built */
-	for (size_t k = 0; k < nccs; k++) {
+	for (size_t k = 0; k < n->cc_args.nr; k++) {
 		const struct toolchain *tc;
 
-		if (toolchain_find(&tc, ccs[k]))
-			goto out;
+		if (toolchain_find(&tc, n->cc_args.v[k]))
+			return -1;
 		for (size_t j = 0; j < k; j++)
-			if (!strcmp(ccs[j], ccs[k])) {
-				error("--cc %s is given twice", ccs[k]);
-				goto out;
-			}
-		cc_versions[k] = run_cc_version(tc->cc);
+			if (!strcmp(n->ccs[j], n->cc_args.v[k]))
+				return error("--cc %s is given twice",
+					     n->cc_args.v[k]);
+		n->ccs[n->nccs] = n->cc_args.v[k];
+		n->cc_versions[n->nccs++] = run_cc_version(tc->cc);
 	}
-	if (q.warnings && warnings_parse(&ws, q.warnings))
-		goto out;
-	if (q.targets && !*q.targets) {
-		error("--targets needs at least one object");
-		goto out;
+	n->ncells = n->nccs ? n->nccs : 1;
+	if (q->warnings && warnings_parse(&n->ws, q->warnings))
+		return -1;
+	if (q->targets && !*q->targets)
+		return error("--targets needs at least one object");
+	if (!n->series) {
+		n->default_series = run_data_path("kernel/series");
+		n->series = n->default_series;
 	}
-	ncells = nccs ? nccs : 1;
-	if (!nfrags) {
-		default_frag = run_data_path(arch->config);
-		frags[nfrags++] = realpath(default_frag, NULL);
-		if (!frags[0]) {
-			error("cannot find %s (set KWARN_DATA)", arch->config);
-			goto out;
-		}
-	}
-	if (!series) {
-		default_series = run_data_path("kernel/series");
-		series = default_series;
-	}
-	if (!strcmp(series, "none"))
-		series = NULL;
-	else if (access(series, R_OK)) {
-		error("cannot read series '%s': %s", series, strerror(errno));
-		goto out;
-	}
-	q.dbpath = dbpath;
-	q.frags = (const char *const *)frags;
-	q.nr_frags = nfrags;
-
-	/* one nightly at a time */
+	if (!strcmp(n->series, "none"))
+		n->series = NULL;
+	else if (access(n->series, R_OK))
+		return error("cannot read series '%s': %s", n->series,
+			     strerror(errno));
+	q->dbpath = n->dbpath;
 	if (util_mkdir_p(util_cache_dir()))
-		goto out;
+		return -1;
 	lockpath = xstrfmt("%s/nightly.lock", util_cache_dir());
-	{
-		int held = util_lock(&lockfd, lockpath, 0);
+	held = util_lock(&n->lockfd, lockpath, 0);
+	if (held > 0)
+		error("another kwarn nightly holds '%s'", lockpath);
+	free(lockpath);
+	if (held || db_open(&n->db, n->dbpath, DB_READ_WRITE))
+		return -1;
+	if (!n->repo && find_trees(&n->found, &n->nfound, n->trees))
+		return -1;
+	if (!n->repo && !n->nfound)
+		return error("no linux-source-*.tar.* in '%s'", n->trees);
+	return 0;
+}
 
-		if (held) {
-			if (held > 0)
-				error("another kwarn nightly holds '%s'",
-				      lockpath);
-			goto out;
-		}
-	}
-	if (db_open(&db, dbpath, DB_READ_WRITE))
-		goto out;
-	{
-		struct strbuf sb = STRBUF_INIT;
+/*
+ * The configuration of architecture G->arch: its fragments (--config, or
+ * the arch's qemu config), the config name they make and the compiler's
+ * words, as kwarn run stores them.  Returns 0 or -1 (reported).
+ */
+static int night_plan(struct nightly *n, struct night *g)
+{
+	struct strbuf sb = STRBUF_INIT;
 
-		strbuf_addstr(&sb, "tinyconfig");
-		for (size_t i = 0; i < nfrags; i++)
-			strbuf_addf(&sb, "+%s", strrchr(frags[i], '/') + 1);
-		config_name = strbuf_detach(&sb, NULL);
+	for (size_t i = 0; i < n->frag_args.nr; i++) {
+		if (g->nfrags == ARRAY_SIZE(g->frags))
+			return error("at most %zu --config",
+				     ARRAY_SIZE(g->frags));
+		g->frags[g->nfrags] = realpath(n->frag_args.v[i], NULL);
+		if (!g->frags[g->nfrags])
+			return error("cannot read config fragment '%s'",
+				     n->frag_args.v[i]);
+		g->nfrags++;
 	}
+	if (!g->nfrags) {
+		char *def = run_data_path(g->arch->config);
+
+		g->frags[0] = realpath(def, NULL);
+		free(def);
+		if (!g->frags[0])
+			return error("cannot find %s (set KWARN_DATA)",
+				     g->arch->config);
+		g->nfrags = 1;
+	}
+	strbuf_addstr(&sb, "tinyconfig");
+	for (size_t i = 0; i < g->nfrags; i++)
+		strbuf_addf(&sb, "+%s", strrchr(g->frags[i], '/') + 1);
+	g->config_name = strbuf_detach(&sb, NULL);
 	/* the same words as kwarn run stores in builds.compiler */
-	compiler = run_compiler_version(arch);
-	if (!strcmp(compiler, "unknown")) {
-		error("cannot run '%sgcc --version'",
-		      arch->cross ? arch->cross : "");
-		goto out;
-	}
-	if (!repo && find_trees(&found, &nfound, trees))
-		goto out;
-	if (!repo && !nfound) {
-		error("no linux-source-*.tar.* in '%s'", trees);
-		goto out;
-	}
-	for (size_t cell = 0; cell < nfound * ncells; cell++) {
-		struct found_tree *t = &found[cell / ncells];
-		size_t k = cell % ncells;
-		char sha[65];
-		long long run_id = -1, prev, rebuilt;
-		int rc, before = 0;
+	g->compiler = run_compiler_version(g->arch);
+	if (!strcmp(g->compiler, "unknown"))
+		return error("cannot run '%sgcc --version'",
+			     g->arch->cross ? g->arch->cross : "");
+	/* x86_64, the host, keeps the runs it always had */
+	n->q.arch = g->arch->host ? NULL : g->arch->name;
+	n->q.frags = (const char *const *)g->frags;
+	n->q.nr_frags = g->nfrags;
+	return 0;
+}
 
-		if (nccs) {
-			/* one cell of the matrix: this compiler alone */
-			q.cc_names = &ccs[k];
-			q.nr_cc = 1;
-			free(compiler);
-			compiler = xstrdup(cc_versions[k]);
-		}
-		if (util_sha256_file(sha, t->path)) {
-			json_array_append_new(failures,
-					      json_sprintf("%s: cannot read",
-							   t->path));
-			continue;
-		}
-		if (!q.warnings && !q.targets) {
-			char *real = realpath(t->path, NULL);
-			int done = 0;
+/* Does the night run a matrix (runs told apart by their parameters)? */
+static int is_matrix(const struct nightly *n)
+{
+	return n->nccs || n->q.warnings || n->q.targets;
+}
 
-			rc = query_nightly_measured(&done, db,
-						    real ? real : t->path, sha,
-						    config_name, compiler);
-			free(real);
-			if (rc) {
-				ret = 2;
-				goto out;
-			}
-			if (done) {
-				fprintf(stderr, "kwarn: %s: measured before\n",
-					t->name);
-				continue;
-			}
-		}
-		if (nccs || q.warnings || q.targets ?
-			    query_previous_nightly_of(
-				    &prev, db, LLONG_MAX, t->name,
-				    nccs ? ccs[k] : "gcc", ws.spec, q.targets,
-				    arch->name) :
-			    query_previous_nightly(&prev, db, LLONG_MAX,
-						   t->name, arch->name)) {
-			ret = 2;
-			goto out;
-		}
-		rebuilt = -1;
-		if (prev >= 0)
-			rebuilt = rebuild_previous(db, &q, prev, sha, compiler);
-		fprintf(stderr, "kwarn: nightly: measuring %s (%s)%s%s\n",
-			t->name, t->pkg_version ? t->pkg_version : "no package",
-			nccs ? " with " : "", nccs ? ccs[k] : "");
-		q.tree_spec = t->path;
-		q.cached_name = q.cached_sha256 = NULL;
-		q.series = NULL;
-		q.kind = "nightly";
-		q.pkg_version = t->pkg_version;
-		/* a matrix: run.c's parameters say if it was done */
-		if (nccs || q.warnings || q.targets)
-			q.measured_before = &before;
-		rc = run_request(&run_id, &q);
-		q.measured_before = NULL;
-		if (rc == 130) {
-			ret = 2;
-			goto out;
-		}
-		if (rc || run_id < 0) {
-			json_array_append_new(
-				failures,
-				json_sprintf(
-					"%s: could not be measured (see the errors above)",
-					t->name));
-			continue;
-		}
-		if (before) {
+/*
+ * Try the series on tree T, and record how it ended in the tree's
+ * report entry.
+ */
+static void night_series(struct nightly *n, struct night *g,
+			 const struct found_tree *t)
+{
+	long long sid = -1;
+	int rc;
+
+	n->q.series = n->series;
+	n->q.kind = "series";
+	rc = run_request(&sid, &n->q);
+	if (rc == 1)
+		fprintf(stderr,
+			"kwarn: the series does not apply to %s: recorded in run %lld\n",
+			t->name, sid);
+	else if (rc)
+		night_fail(g, "%s: the series run failed", t->name);
+	if (rc <= 1 && sid >= 0 &&
+	    series_outcome(json_array_get(g->report,
+					  json_array_size(g->report) - 1),
+			   t->name, n->db, sid))
+		night_fail(g, "%s: cannot read run %lld", t->name, sid);
+}
+
+/*
+ * Measure installed tree T in cell K of the matrix (compiler ccs[K], or
+ * gcc), compare it with the last nightly of its cell, then try the
+ * series on it.  Returns 0, or -1 when the night must stop (interrupted,
+ * the database unreadable).
+ */
+static int night_tree(struct nightly *n, struct night *g,
+		      const struct found_tree *t, size_t k)
+{
+	struct run_request *q = &n->q;
+	const char *compiler = n->nccs ? n->cc_versions[k] : g->compiler;
+	char sha[65];
+	long long run_id = -1, prev, rebuilt = -1;
+	int rc, before = 0;
+
+	if (n->nccs) {
+		/* one cell of the matrix: this compiler alone */
+		q->cc_names = &n->ccs[k];
+		q->nr_cc = 1;
+	}
+	if (util_sha256_file(sha, t->path)) {
+		night_fail(g, "%s: cannot read", t->path);
+		return 0;
+	}
+	if (!q->warnings && !q->targets) {
+		char *real = realpath(t->path, NULL);
+		int done = 0;
+
+		rc = query_nightly_measured(&done, n->db, real ? real : t->path,
+					    sha, g->config_name, compiler);
+		free(real);
+		if (rc)
+			return -1;
+		if (done) {
 			fprintf(stderr, "kwarn: %s: measured before\n",
 				t->name);
-			continue;
-		}
-		measured_any = 1;
-		rc = compare_run(report, db, run_id, prev, rebuilt);
-		if (rc < 0)
-			json_array_append_new(
-				failures,
-				json_sprintf(
-					"%s: measured in run %lld, but could not be compared",
-					t->name, run_id));
-		else
-			nnew += rc;
-		if (series) {
-			long long sid = -1;
-
-			q.series = series;
-			q.kind = "series";
-			rc = run_request(&sid, &q);
-			if (rc == 1)
-				fprintf(stderr,
-					"kwarn: the series does not apply to %s: recorded in run %lld\n",
-					t->name, sid);
-			else if (rc)
-				json_array_append_new(
-					failures,
-					json_sprintf("%s: the series run failed",
-						     t->name));
-			if (rc <= 1 && sid >= 0 &&
-			    series_outcome(
-				    json_array_get(report,
-						   json_array_size(report) - 1),
-				    t->name, db, sid))
-				json_array_append_new(
-					failures,
-					json_sprintf("%s: cannot read run %lld",
-						     t->name, sid));
+			return 0;
 		}
 	}
-	for (size_t k = 0; repo && k < ncells; k++) {
-		char *range = xstrfmt("%s..%s", ref, ref);
-		long long run_id = -1, prev = -2;
-		int rc, before = 0;
-
-		if (nccs) {
-			q.cc_names = &ccs[k];
-			q.nr_cc = 1;
-		}
-		q.repo = repo;
-		q.range = range;
-		q.series = NULL;
-		q.kind = "nightly";
-		q.cached_name = q.cached_sha256 = NULL;
-		q.measured_before = &before; /* the branch's head, already */
-		rc = run_request(&run_id, &q);
-		q.measured_before = NULL;
-		free(range);
-		if (rc || run_id < 0) {
-			json_array_append_new(
-				failures,
-				json_sprintf("%s %s: could not be measured",
-					     repo, ref));
-		} else if (before) {
-			fprintf(stderr, "kwarn: %s %s: measured before\n", repo,
-				ref);
-		} else if ((nccs || q.warnings || q.targets) &&
-			   previous_of(&prev, db, run_id, nccs ? ccs[k] : "gcc",
-				       ws.spec, q.targets, arch->name)) {
-			json_array_append_new(
-				failures,
-				json_sprintf("%s %s: cannot read run %lld",
-					     repo, ref, run_id));
-		} else {
-			measured_any = 1;
-			rc = compare_run(report, db, run_id, prev, -1);
-			if (rc < 0) {
-				json_array_append_new(
-					failures,
-					json_sprintf(
-						"%s %s: measured in run %lld, but could not be compared",
-						repo, ref, run_id));
-			} else if (rc > 0) {
-				nnew += rc;
-				/* the commit of the moved branch that brought each */
-				bisect_nightly(
-					json_array_get(report,
-						       json_array_size(report) -
-							       1),
-					db, repo);
-			}
-		}
+	if (is_matrix(n) ?
+		    query_previous_nightly_of(&prev, n->db, LLONG_MAX, t->name,
+					      n->nccs ? n->ccs[k] : "gcc",
+					      n->ws.spec, q->targets,
+					      g->arch->name) :
+		    query_previous_nightly(&prev, n->db, LLONG_MAX, t->name,
+					   g->arch->name))
+		return -1;
+	if (prev >= 0)
+		rebuilt = rebuild_previous(n->db, q, prev, sha, compiler);
+	fprintf(stderr, "kwarn: nightly: measuring %s (%s)%s%s\n", t->name,
+		t->pkg_version ? t->pkg_version : "no package",
+		n->nccs ? " with " : "", n->nccs ? n->ccs[k] : "");
+	q->tree_spec = t->path;
+	q->cached_name = q->cached_sha256 = NULL;
+	q->series = NULL;
+	q->kind = "nightly";
+	q->pkg_version = t->pkg_version;
+	/* a matrix: run.c's parameters say if it was done */
+	if (is_matrix(n))
+		q->measured_before = &before;
+	rc = run_request(&run_id, q);
+	q->measured_before = NULL;
+	if (rc == 130)
+		return -1;
+	if (rc || run_id < 0) {
+		night_fail(g,
+			   "%s: could not be measured (see the errors above)",
+			   t->name);
+		return 0;
 	}
+	if (before) {
+		fprintf(stderr, "kwarn: %s: measured before\n", t->name);
+		return 0;
+	}
+	g->measured_any = 1;
+	rc = compare_run(g->report, n->db, run_id, prev, rebuilt);
+	if (rc < 0)
+		night_fail(
+			g,
+			"%s: measured in run %lld, but could not be compared",
+			t->name, run_id);
+	else
+		g->nnew += rc;
+	if (n->series)
+		night_series(n, g, t);
+	return 0;
+}
+
+/*
+ * Measure the head of --ref in --repo in cell K, compare it with the
+ * branch's last nightly, and find the commit that brought each new
+ * warning.
+ */
+static void night_repo(struct nightly *n, struct night *g, size_t k)
+{
+	struct run_request *q = &n->q;
+	char *range = xstrfmt("%s..%s", n->ref, n->ref);
+	long long run_id = -1, prev = -2;
+	int rc, before = 0;
+
+	if (n->nccs) {
+		q->cc_names = &n->ccs[k];
+		q->nr_cc = 1;
+	}
+	q->repo = n->repo;
+	q->range = range;
+	q->series = NULL;
+	q->kind = "nightly";
+	q->cached_name = q->cached_sha256 = NULL;
+	q->measured_before = &before; /* the branch's head, already */
+	rc = run_request(&run_id, q);
+	q->measured_before = NULL;
+	q->range = NULL;
+	free(range);
+	if (rc || run_id < 0) {
+		night_fail(g, "%s %s: could not be measured", n->repo, n->ref);
+		return;
+	}
+	if (before) {
+		fprintf(stderr, "kwarn: %s %s: measured before\n", n->repo,
+			n->ref);
+		return;
+	}
+	if (is_matrix(n) &&
+	    previous_of(&prev, n->db, run_id, n->nccs ? n->ccs[k] : "gcc",
+			n->ws.spec, q->targets, g->arch->name)) {
+		night_fail(g, "%s %s: cannot read run %lld", n->repo, n->ref,
+			   run_id);
+		return;
+	}
+	g->measured_any = 1;
+	rc = compare_run(g->report, n->db, run_id, prev, -1);
+	if (rc < 0) {
+		night_fail(
+			g,
+			"%s %s: measured in run %lld, but could not be compared",
+			n->repo, n->ref, run_id);
+	} else if (rc > 0) {
+		g->nnew += rc;
+		/* the commit of the moved branch that brought each */
+		bisect_nightly(json_array_get(g->report,
+					      json_array_size(g->report) - 1),
+			       n->db, n->repo);
+	}
+}
+
+/*
+ * Keep each entry of the night's report for the dashboard, write the
+ * mails (appended to the file with MAIL_APPEND) and print the report.
+ * Returns the exit status: 2 if anything failed, else 1 if anything is
+ * new, else 0.
+ */
+static int night_report(struct nightly *n, struct night *g, int mail_append)
+{
+	size_t i;
+	json_t *e;
+
 	/* the dashboard's nightly view shows these causes, not its own */
-	{
-		size_t i;
-		json_t *e;
+	json_array_foreach(g->report, i, e) {
+		char *text = json_dumps(e, JSON_COMPACT);
+		json_int_t run = json_integer_value(json_object_get(e, "run"));
 
-		json_array_foreach(report, i, e) {
-			char *text = json_dumps(e, JSON_COMPACT);
-			json_int_t run =
-				json_integer_value(json_object_get(e, "run"));
-
-			/*
-			 * Kept for the dashboard only: an entry without a
-			 * run (a tree not measured) has nothing to key it
-			 * by, and a failure to keep one is said, not made
-			 * the night's outcome.
-			 */
-			if (run > 0 &&
-			    (!text || store_nightly_report(db, run, text)))
-				warning("the dashboard will not show the report"
-					" of run %lld",
-					(long long)run);
-			free(text);
-		}
+		/*
+		 * Kept for the dashboard only: an entry without a run (a
+		 * tree not measured) has nothing to key it by, and a
+		 * failure to keep one is said, not made the night's
+		 * outcome.
+		 */
+		if (run > 0 &&
+		    (!text || store_nightly_report(n->db, run, text)))
+			warning("the dashboard will not show the report"
+				" of run %lld",
+				(long long)run);
+		free(text);
 	}
-	if (mail) {
+	if (n->mail) {
 		/* one message per tree (and compiler) with something new */
-		FILE *fp = fopen(mail, mail_append ? "a" : "w");
-		size_t i;
-		json_t *e;
+		FILE *fp = fopen(n->mail, mail_append ? "a" : "w");
 		int bad = !fp;
 
-		json_array_foreach(report, i, e) {
-			if (!bad && report_mail_nightly(fp, db, e))
+		json_array_foreach(g->report, i, e) {
+			if (!bad && report_mail_nightly(fp, n->db, e))
 				bad = 1;
 		}
 		if (fp && fclose(fp))
 			bad = 1;
 		if (bad)
-			json_array_append_new(
-				failures,
-				json_sprintf("cannot write the mail to '%s'",
-					     mail));
+			night_fail(g, "cannot write the mail to '%s'", n->mail);
 	}
-	if (!strcmp(format, "json")) {
-		json_t *o = json_pack("{s:O, s:O, s:i}", "trees", report,
-				      "failures", failures, "new", nnew);
+	if (!strcmp(n->format, "json")) {
+		json_t *o = json_pack("{s:O, s:O, s:i}", "trees", g->report,
+				      "failures", g->failures, "new", g->nnew);
 
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
-		print_text(stdout, report, failures);
-		if (!measured_any && !json_array_size(failures))
+		print_text(stdout, g->report, g->failures);
+		if (!g->measured_any && !json_array_size(g->failures))
 			printf("nothing new to measure\n");
 	}
-	if (json_array_size(failures))
-		ret = 2;
-	else
-		ret = nnew ? 1 : 0;
+	if (json_array_size(g->failures))
+		return 2;
+	return g->nnew ? 1 : 0;
+}
+
+/*
+ * One night for architecture ARCH: plan, measure every tree (and the
+ * branch) in every cell, compare, report.  Returns the exit status.
+ */
+static int night_run(struct nightly *n, const struct arch *arch,
+		     int mail_append)
+{
+	struct night g = { .arch = arch };
+	int ret = 2;
+
+	g.report = json_array();
+	g.failures = json_array();
+	if (night_plan(n, &g))
+		goto out;
+	for (size_t cell = 0; cell < n->nfound * n->ncells; cell++)
+		if (night_tree(n, &g, &n->found[cell / n->ncells],
+			       cell % n->ncells))
+			goto out;
+	for (size_t k = 0; n->repo && k < n->ncells; k++)
+		night_repo(n, &g, k);
+	ret = night_report(n, &g, mail_append);
 out:
-	db_close(db);
-	if (lockfd >= 0)
-		close(lockfd);
-	for (size_t i = 0; i < nfound; i++) {
-		free(found[i].path);
-		free(found[i].name);
-		free(found[i].pkg);
-		free(found[i].pkg_version);
-	}
-	free(found);
-	for (size_t i = 0; i < nfrags; i++)
-		free(frags[i]);
-	free(default_frag);
-	free(default_series);
-	free(lockpath);
-	free(config_name);
-	free(compiler);
-	for (size_t k = 0; k < nccs; k++)
-		free(cc_versions[k]);
-	warn_spec_release(&ws);
-	json_decref(report);
-	json_decref(failures);
+	for (size_t i = 0; i < g.nfrags; i++)
+		free(g.frags[i]);
+	free(g.config_name);
+	free(g.compiler);
+	json_decref(g.report);
+	json_decref(g.failures);
 	return ret;
 }
 
-/* Is ARG the option --arch: *value_next when its value is the next word. */
-static int is_arch_opt(const char *arg, int *value_next)
+static void nightly_release(struct nightly *n)
 {
-	*value_next = !strcmp(arg, "--arch");
-	return *value_next || !strncmp(arg, "--arch=", 7);
+	db_close(n->db);
+	if (n->lockfd >= 0)
+		close(n->lockfd);
+	for (size_t i = 0; i < n->nfound; i++) {
+		free(n->found[i].path);
+		free(n->found[i].name);
+		free(n->found[i].pkg);
+		free(n->found[i].pkg_version);
+	}
+	free(n->found);
+	free(n->default_series);
+	for (size_t k = 0; k < n->nccs; k++)
+		free(n->cc_versions[k]);
+	warn_spec_release(&n->ws);
 }
 
 /*
@@ -905,61 +886,99 @@ static int is_arch_opt(const char *arg, int *value_next)
  */
 int cmd_nightly(int argc, char **argv)
 {
-	const char *arches[8];
-	char **one = NULL;
+	struct nightly n = { .trees = "/usr/src",
+			     .format = "text",
+			     .level = 3,
+			     .jobs = 2,
+			     .lockfd = -1 };
+	const struct arch *arches[8];
 	size_t narch = 0;
-	int n, next, worst = 0;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &n.dbpath, "FILE", "the database"),
+		OPT_STRING(
+			0, "trees", &n.trees, "DIR",
+			"where the linux-source-*.tar.* are (default: /usr/src)"),
+		OPT_LIST(
+			0, "config", &n.frag_args, "FRAG",
+			"a config fragment (default: kernel/configs/qemu.config)"),
+		OPT_LONG(0, "level", &n.level, "N",
+			 "-Wimplicit-fallthrough level (default: 3)", 1, 5),
+		OPT_LONG('j', "jobs", &n.jobs, "N", "make -j (default: 2)", 1,
+			 256),
+		OPT_STRING(
+			0, "series", &n.series, "FILE|none",
+			"the series to try on every tree (default: kernel/series)"),
+		OPT_FLAG(0, "no-boot", &n.no_boot, "do not boot the builds"),
+		OPT_STRING(0, "repo", &n.repo, "PATH",
+			   "a git repository to follow, with --ref"),
+		OPT_STRING(0, "ref", &n.ref, "BRANCH", "the branch of --repo"),
+		OPT_STRING(0, "cc-launcher", &n.q.launcher, "L",
+			   "a compiler launcher (ccache, distcc, ...)"),
+		OPT_CHOICE(0, "format", &n.format, "F", "the report",
+			   nightly_formats),
+		OPT_LIST(0, "arch", &n.arch_args, "ARCH",
+			 "x86_64 or arm64 (default: x86_64); repeatable"),
+		OPT_LIST(0, "cc", &n.cc_args, "NAME",
+			 "a compiler of the matrix (gcc, clang-16, ...)"),
+		OPT_STRING(0, "warnings", &n.q.warnings, "SPEC",
+			   "extra warnings: W=N and -Wflag, comma-separated"),
+		OPT_STRING(0, "targets", &n.q.targets, "OBJ,...",
+			   "build only these objects"),
+		OPT_STRING(0, "mail", &n.mail, "FILE",
+			   "write the new warnings as mails (mbox) to FILE"),
+		OPT_FLAG(0, "compiler-cache", &n.q.cache.on,
+			 "compile through kwarn's exact compiler cache"),
+		OPT_FLAG(0, "no-compiler-cache", &n.q.cache.off,
+			 "compile every object, without the compiler cache"),
+		OPT_STRING(
+			0, "cache-size", &n.q.cache.size, "SIZE",
+			"the compiler cache's size (default: " CCACHE_DEFAULT_SIZE
+			")"),
+		OPT_STRING(0, "compiler-cache-remote", &n.q.cache.remote, "URL",
+			   "share the compiler cache on redis://HOST:PORT"),
+		OPT_END,
+	};
+	int argi, rc, worst = 2;
 
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		/* the usage once, whatever the architectures */
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return nightly_one(argc, argv, 0);
-		if (!is_arch_opt(argv[i], &next))
-			continue;
-		if (next && i + 1 >= argc)
-			break; /* the option parser says what is missing */
-		if (narch == ARRAY_SIZE(arches)) {
-			error("at most %zu --arch", ARRAY_SIZE(arches));
-			return 2;
-		}
-		arches[narch++] = next ? argv[++i] : argv[i] + 7;
+	rc = opt_parse(&argi, argc, argv, opts, nightly_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (!n.dbpath || argi != argc || (!n.repo != !n.ref)) {
+		opt_usage(stderr, opts, nightly_usage);
+		return 2;
 	}
-	if (narch < 2)
-		return nightly_one(argc, argv, 0);
-	for (size_t a = 0; a < narch; a++) {
-		if (!arch_find(arches[a])) {
+	if (n.arch_args.nr > ARRAY_SIZE(arches)) {
+		error("at most %zu --arch", ARRAY_SIZE(arches));
+		return 2;
+	}
+	for (size_t a = 0; a < n.arch_args.nr; a++) {
+		if (!(arches[narch] = arch_find(n.arch_args.v[a]))) {
 			error("unknown architecture '%s' (--arch takes %s)",
-			      arches[a], arch_names());
+			      n.arch_args.v[a], arch_names());
 			return 2;
 		}
-		for (size_t b = 0; b < a; b++)
-			if (!strcmp(arches[a], arches[b])) {
-				error("--arch %s is given twice", arches[a]);
+		for (size_t b = 0; b < narch; b++)
+			if (arches[b] == arches[narch]) {
+				error("--arch %s is given twice",
+				      n.arch_args.v[a]);
 				return 2;
 			}
+		narch++;
 	}
-	one = xcalloc((size_t)argc + 3, sizeof(*one));
+	if (!narch)
+		arches[narch++] = arch_host();
+	if (nightly_plan(&n))
+		goto out;
+	worst = 0;
 	for (size_t a = 0; a < narch; a++) {
-		int rc, opts = 1;
-
-		n = 0;
-		for (int i = 0; i < argc; i++) {
-			if (!strcmp(argv[i], "--"))
-				opts = 0;
-			if (i && opts && is_arch_opt(argv[i], &next)) {
-				i += next;
-				continue;
-			}
-			one[n++] = argv[i];
-		}
-		one[n++] = (char *)"--arch";
-		one[n++] = (char *)(uintptr_t)arches[a];
-		one[n] = NULL;
-		fprintf(stderr, "kwarn: nightly: architecture %s\n", arches[a]);
-		rc = nightly_one(n, one, a > 0);
+		if (narch > 1)
+			fprintf(stderr, "kwarn: nightly: architecture %s\n",
+				arches[a]->name);
+		rc = night_run(&n, arches[a], a > 0);
 		if (rc == 2 || (rc == 1 && worst == 0))
 			worst = rc;
 	}
-	free(one);
+out:
+	nightly_release(&n);
 	return worst;
 }
