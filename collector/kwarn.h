@@ -82,7 +82,9 @@ int cmd_classify(int argc, char **argv);
 /* kwarn ingest --db FILE --tree NAME --commit REF LOG|- */
 int cmd_ingest(int argc, char **argv);
 
-/* What `kwarn ingest` does to a log besides parsing it. */
+/* emit.c */
+
+/* What parse_log_into() does to a log besides parsing it. */
 struct parse_stats;
 
 struct ingest_opts {
