@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reads by question, counts and burn-down: how many warnings a run has,
+ * point by point and in total: the counts, the burn-down, the new
+ * warnings at the tip, the counts per compiler of a group.  The
+ * contract of each function is in query-counts.h.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db.h"
+#include "ident.h"
+#include "json.h"
+#include "query.h"
+#include "query-impl.h"
+#include "repro.h"
+#include "triage.h"
+#include "util.h"
+#include "banned.h"
+
+/* Add N to the integer at KEY of object O. */
+static void add_count(json_t *o, const char *key, long long n)
+{
+	json_object_set_new(
+		o, key,
+		json_integer(json_integer_value(json_object_get(o, key)) + n));
+}
+
+static json_t *zero_counts(void)
+{
+	json_t *by_triage = json_object();
+
+	for (size_t i = 0; triage_states[i]; i++)
+		json_object_set_new(by_triage, triage_states[i],
+				    json_integer(0));
+	return json_pack("{s:I, s:I, s:I, s:I, s:{}, s:o}", "warnings",
+			 (json_int_t)0, "new", (json_int_t)0, "fixed",
+			 (json_int_t)0, "not_built", (json_int_t)0, "by_option",
+			 "by_triage", by_triage);
+}
+
+/* Collect R's fingerprint and state when it is triaged other than open. */
+static int triaged_one(const struct triage_rec *r, void *ctx)
+{
+	if (strcmp(r->state, "open"))
+		json_array_append_new(ctx, json_pack("[s, s]", r->fingerprint,
+						     r->state));
+	return 0;
+}
+
+/*
+ * by_triage of every commit in ALL (query_run_counts()): its live
+ * warnings by the state of their identity's triage, "open" the rest.
+ * Read from the triage table outward, each identity triaged other than
+ * open to its live states in run RUN_ID: a few rows per decision, however
+ * many warnings the run has.  Returns 0 or -1 (reported).
+ */
+static int triage_counts(json_t *all, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *triaged = json_array(), *t, *cur, *v;
+	const char *key, *state;
+	size_t i;
+	int rc = SQLITE_DONE, ret = -1;
+
+	if (query_triage_each(db, 1, triaged_one, triaged) ||
+	    db_prepare(&st, db,
+		       "SELECT s.commit_id, COUNT(*) FROM identities i"
+		       " JOIN live_states s ON s.identity_id = i.id"
+		       " JOIN commits c ON c.id = s.commit_id"
+		       " WHERE i.fp_key = ?1 AND i.fingerprint = ?2"
+		       " AND c.run_id = ?3 GROUP BY s.commit_id"))
+		goto out;
+	json_array_foreach(triaged, i, t) {
+		const char *fp = json_string_value(json_array_get(t, 0));
+		long long fp_key;
+		char k[24];
+
+		state = json_string_value(json_array_get(t, 1));
+		if (ident_fingerprint_key(&fp_key, fp))
+			continue;
+		db_bind_int(st, 1, fp_key, 0);
+		db_bind_text(st, 2, fp);
+		db_bind_int(st, 3, run_id, 0);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			snprintf(k, sizeof(k), "%lld",
+				 sqlite3_column_int64(st, 0));
+			cur = json_object_get(all, k);
+			if (cur)
+				add_count(json_object_get(cur, "by_triage"),
+					  state, sqlite3_column_int64(st, 1));
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			error("cannot count the triaged warnings of run %lld:"
+			      " %s",
+			      run_id, sqlite3_errmsg(db));
+			goto out;
+		}
+	}
+	json_object_foreach(all, key, cur) {
+		json_t *bt = json_object_get(cur, "by_triage");
+		long long open =
+			json_integer_value(json_object_get(cur, "warnings"));
+
+		json_object_foreach(bt, state, v) {
+			if (strcmp(state, "open"))
+				open -= json_integer_value(v);
+		}
+		json_object_set_new(bt, "open", json_integer(open));
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	json_decref(triaged);
+	return ret;
+}
+
+int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *all = json_object(), *cur = NULL;
+	long long cur_id = -1;
+	char key[24];
+	int rc, ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db, "SELECT id FROM commits WHERE run_id = ?"))
+		goto out;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+		json_object_set_new(all, key, zero_counts());
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto fail;
+	/*
+	 * The counts the collector wrote with each point's states
+	 * (point_counts): a few rows a commit, not a million states.
+	 */
+	if (db_prepare(&st, db,
+		       "SELECT p.commit_id, p.state, p.option, p.n"
+		       " FROM commits c JOIN point_counts p"
+		       " ON p.commit_id = c.id WHERE c.run_id = ?"
+		       " ORDER BY p.commit_id, p.option"))
+		goto out;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long cid = sqlite3_column_int64(st, 0);
+		const char *state = db_col_text(st, 1);
+		long long n = sqlite3_column_int64(st, 3);
+
+		if (cid != cur_id) {
+			snprintf(key, sizeof(key), "%lld", cid);
+			cur = json_object_get(all, key);
+			cur_id = cid;
+		}
+		assert(cur);
+		add_count(cur, state, n);
+		if (!strcmp(state, "new") || !strcmp(state, "present")) {
+			add_count(cur, "warnings", n);
+			add_count(json_object_get(cur, "by_option"),
+				  db_col_text(st, 2), n);
+		}
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	if (triage_counts(all, db, run_id))
+		goto out;
+	{
+		const char *k;
+
+		json_object_foreach(all, k, cur)
+			json_object_del(cur, "present");
+	}
+	*out = all;
+	all = NULL;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot count the warnings of run %lld: %s", run_id,
+	      sqlite3_errmsg(db));
+out:
+	sqlite3_finalize(st);
+	json_decref(all);
+	return ret;
+}
+
+int query_run_points(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL, *bt = NULL;
+	json_t *arr = json_array(), *counts = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	if (query_run_counts(&counts, db, run_id) ||
+	    db_prepare(
+		    &st, db,
+		    "SELECT c.id, c.sha, c.position, c.subject, c.author,"
+		    " c.patch, c.apply_status, c.apply_error,"
+		    " (SELECT b.id FROM builds b WHERE b.commit_id = c.id"
+		    "  ORDER BY b.id DESC LIMIT 1)"
+		    " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
+	    db_prepare(&bt, db,
+		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
+		       " replace(replace(b.image, '/arch/x86/boot/bzImage', ''),"
+		       "  '/arch/arm64/boot/Image', ''),"
+		       " bo.verdict, bo.duration_ms, bo.reason,"
+		       " (SELECT COUNT(*) FROM boot_modules m"
+		       "  WHERE m.boot_id = bo.id AND m.status = 'ok'),"
+		       " (SELECT COUNT(*) FROM boot_modules m"
+		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
+		       " (SELECT json_group_array(m.name) FROM boot_modules m"
+		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
+		       " b.cache_hits, b.cache_misses"
+		       " FROM builds b LEFT JOIN boots bo ON bo.id ="
+		       " (SELECT MAX(id) FROM boots WHERE build_id = b.id)"
+		       " WHERE b.id = ?"))
+		goto out;
+	db_bind_int(st, 1, run_id, 0);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long long cid = sqlite3_column_int64(st, 0);
+		char key[24];
+		json_t *e;
+
+		snprintf(key, sizeof(key), "%lld", cid);
+		e = json_deep_copy(json_object_get(counts, key));
+		struct warn_filter f = { 0 };
+		struct query_point pt = { 0 };
+		json_t *warnings = NULL, *got = NULL;
+		long long build_id;
+
+		json_object_set_new(e, "commit",
+				    json_string(db_col_text(st, 1)));
+		json_object_set_new(e, "position",
+				    json_integer(sqlite3_column_int(st, 2)));
+		json_object_set_new(e, "subject",
+				    json_string(db_col_text(st, 3)));
+		json_object_set_new(e, "author",
+				    json_string(db_col_text(st, 4)));
+		json_object_set_new(e, "patch",
+				    json_string(db_col_text(st, 5)));
+		json_object_set_new(e, "apply_status",
+				    json_string(db_col_text(st, 6)));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+			json_object_set_new(e, "apply_error",
+					    json_string(db_col_text(st, 7)));
+		if (sqlite3_column_type(st, 8) == SQLITE_NULL) {
+			json_object_set_new(e, "build", json_null());
+			json_object_set_new(e, "status",
+					    json_string("not measured"));
+			json_object_set_new(e, "verdict", json_null());
+			json_object_set_new(e, "warnings_list", json_array());
+			json_array_append_new(arr, e);
+			continue;
+		}
+		build_id = sqlite3_column_int64(st, 8);
+		json_object_set_new(e, "build", json_integer(build_id));
+		db_bind_int(bt, 1, build_id, 0);
+		if (sqlite3_step(bt) == SQLITE_ROW) {
+			json_object_set_new(e, "status",
+					    json_string(db_col_text(bt, 0)));
+			json_object_set_new(
+				e, "wall_ms",
+				json_integer(sqlite3_column_int64(bt, 1)));
+			json_object_set_new(
+				e, "objects_compiled",
+				json_integer(sqlite3_column_int64(bt, 2)));
+			if (sqlite3_column_type(bt, 3) != SQLITE_NULL)
+				json_object_set_new(
+					e, "build_dir",
+					json_string(db_col_text(bt, 3)));
+			json_object_set_new(
+				e, "verdict",
+				sqlite3_column_type(bt, 4) == SQLITE_NULL ?
+					json_null() :
+					json_string(db_col_text(bt, 4)));
+			json_object_set_new(
+				e, "boot_ms",
+				sqlite3_column_type(bt, 5) == SQLITE_NULL ?
+					json_null() :
+					json_integer(
+						sqlite3_column_int64(bt, 5)));
+			json_object_set_new(
+				e, "boot_reason",
+				sqlite3_column_type(bt, 6) == SQLITE_NULL ?
+					json_null() :
+					json_string(db_col_text(bt, 6)));
+			json_object_set_new(e, "modules",
+					    query_boot_modules_json(bt, 7));
+			json_set_cols(e, bt, 10, "cache_hits:i cache_misses:i");
+		}
+		sqlite3_reset(bt);
+		/* the live ones, and the fixed: what each commit fixed */
+		if (query_point(&pt, db, cid) ||
+		    query_point_warnings(&got, db, &pt, &f)) {
+			query_point_release(&pt);
+			json_decref(e);
+			goto out;
+		}
+		warnings = json_incref(json_object_get(got, "warnings"));
+		json_decref(got);
+		f.state = "fixed";
+		if (query_point_warnings(&got, db, &pt, &f)) {
+			query_point_release(&pt);
+			json_decref(warnings);
+			json_decref(e);
+			goto out;
+		}
+		json_array_extend(warnings, json_object_get(got, "warnings"));
+		json_decref(got);
+		query_point_release(&pt);
+		json_object_set_new(e, "warnings_list", warnings);
+		json_array_append_new(arr, e);
+	}
+	*out = arr;
+	arr = NULL;
+	ret = 0;
+out:
+	json_decref(arr);
+	json_decref(counts);
+	sqlite3_finalize(st);
+	sqlite3_finalize(bt);
+	return ret;
+}
+
+int query_base_live_count(long long *out, sqlite3 *db, long long run)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = 0;
+	if (db_prepare(&st, db,
+		       "SELECT COUNT(*) FROM live_states s JOIN commits c"
+		       " ON c.id = s.commit_id WHERE c.run_id = ?"
+		       " AND c.position = 0"))
+		return -1;
+	db_bind_int(st, 1, run, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("cannot count the warnings of run %lld: %s", run,
+			     sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	/* live at the last built point, not live at the first */
+	if (db_prepare(&st, db,
+		       "WITH pts AS (SELECT c.id, c.position FROM commits c"
+		       "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
+		       "  WHERE b.commit_id = c.id)),"
+		       " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
+		       " SELECT i.file, d.line, i.function, i.message"
+		       " FROM live_states s JOIN identities i"
+		       " ON i.id = s.identity_id"
+		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		       " WHERE s.commit_id = (SELECT commit_id FROM run_tips"
+		       "  WHERE run_id = ?1)"
+		       " AND NOT EXISTS (SELECT 1 FROM live_states b"
+		       "  WHERE b.commit_id = (SELECT id FROM base)"
+		       "  AND b.identity_id = s.identity_id)"
+		       " AND NOT EXISTS (SELECT 1 FROM triage_settled t"
+		       "  WHERE t.fingerprint = i.fingerprint)"))
+		return -1;
+	db_bind_int(st, 1, run_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(
+			arr, json_pack("{s:o, s:I, s:o, s:o}", "file",
+				       jstr(db_col_text(st, 0)), "line",
+				       (json_int_t)sqlite3_column_int(st, 1),
+				       "function", jstr(db_col_text(st, 2)),
+				       "message", jstr(db_col_text(st, 3))));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot compare the tip of run %lld: %s", run_id,
+			     sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+int query_burndown(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr = json_array(), *counts = NULL;
+	char key[24];
+	int rc = SQLITE_ERROR, ret = -1;
+
+	*out = NULL;
+	if (query_run_counts(&counts, db, run_id) ||
+	    db_prepare(
+		    &st, db,
+		    "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
+		    " c.apply_status, x.bid, (SELECT bo.verdict FROM boots bo"
+		    "  WHERE bo.build_id = x.bid ORDER BY bo.id DESC LIMIT 1)"
+		    " FROM commits c, (SELECT cc.id AS cid, (SELECT MAX(b.id)"
+		    "  FROM builds b WHERE b.commit_id = cc.id) AS bid"
+		    "  FROM commits cc WHERE cc.run_id = ?1) x"
+		    " WHERE c.id = x.cid ORDER BY c.position"))
+		goto out;
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		static const char *const keys[] = { "warnings",	 "new",
+						    "fixed",	 "not_built",
+						    "by_option", "by_triage" };
+		json_t *c = json_object(), *n;
+		int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
+
+		json_object_set_new(c, "commit", json_col_str(st, 2));
+		json_object_set_new(c, "id", json_col_int(st, 0));
+		json_object_set_new(c, "position", json_col_int(st, 1));
+		json_set_cols(c, st, 3,
+			      "subject:s patch:s apply_status:s build:i");
+		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+		n = json_object_get(counts, key);
+		/* a commit without a build has no counts, not zero */
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			json_object_set_new(
+				c, keys[k],
+				built && n ? json_incref(json_object_get(
+						     n, keys[k])) :
+				!strncmp(keys[k], "by_", 3) ? json_object() :
+							      json_null());
+		json_object_set_new(c, "boot", json_col_str(st, 7));
+		json_array_append_new(arr, c);
+	}
+	if (rc != SQLITE_DONE) {
+		error("cannot read the commits of run %lld: %s", run_id,
+		      sqlite3_errmsg(db));
+		goto out;
+	}
+	*out = arr;
+	arr = NULL;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	json_decref(counts);
+	json_decref(arr);
+	return ret;
+}
+
+int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *all = json_object();
+	char key[24];
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT c.position, COALESCE(r.compiler, 'gcc')"
+		       "  || CASE WHEN COALESCE(r.arch, 'x86_64') = 'x86_64'"
+		       "  THEN '' ELSE '/' || r.arch END,"
+		       " EXISTS (SELECT 1 FROM builds b"
+		       "  WHERE b.commit_id = c.id),"
+		       " (SELECT TOTAL(p.n) FROM point_counts p"
+		       "  WHERE p.commit_id = c.id"
+		       "  AND p.state IN ('new', 'present'))"
+		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
+		       " WHERE r0.id = ? ORDER BY c.position, r.id")) {
+		json_decref(all);
+		return -1;
+	}
+	db_bind_int(st, 1, run_id, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *pos;
+
+		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+		pos = json_object_get(all, key);
+		if (!pos) {
+			pos = json_object();
+			json_object_set_new(all, key, pos);
+		}
+		json_object_set_new(
+			pos, db_col_text(st, 1),
+			sqlite3_column_int(st, 2) ?
+				json_integer(sqlite3_column_int64(st, 3)) :
+				json_null());
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(all);
+		return error("cannot count the run's compilers: %s",
+			     sqlite3_errmsg(db));
+	}
+	*out = all;
+	return 0;
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The helpers the query-*.c files share (query-impl.h).
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db.h"
+#include "ident.h"
+#include "json.h"
+#include "query.h"
+#include "query-impl.h"
+#include "repro.h"
+#include "triage.h"
+#include "util.h"
+#include "banned.h"
+
+/* Is S a decimal number that fits a commits.id? */
+int query_is_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 18)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * {"ok": N, "failed": N, "failed_names": [...]} from columns AT.. of ST,
+ * or null for a boot without modules (not --full, or no boot).
+ */
+json_t *query_boot_modules_json(sqlite3_stmt *st, int at)
+{
+	long long ok = sqlite3_column_int64(st, at);
+	long long failed = sqlite3_column_int64(st, at + 1);
+	json_t *o, *names;
+
+	if (!ok && !failed)
+		return json_null();
+	names = json_loads(db_col_text(st, at + 2), 0, NULL);
+	o = json_object();
+	json_object_set_new(o, "ok", json_integer(ok));
+	json_object_set_new(o, "failed", json_integer(failed));
+	json_object_set_new(o, "failed_names",
+			    json_is_array(names) ? names : json_array());
+	if (names && !json_is_array(names))
+		json_decref(names);
+	return o;
+}
+
+/* One row of SQL (bound to ID) through SPEC into a new *out. */
+int query_one_row(json_t **out, sqlite3 *db, const char *sql, long long id,
+		  const char *spec, const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1;
+
+	*out = NULL;
+	if (db_prepare(&st, db, sql))
+		return -1;
+	db_bind_int(st, 1, id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = json_object();
+		json_set_cols(*out, st, 0, spec);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		error("no %s %lld in the database", what, id);
+	} else {
+		error("cannot read %s %lld: %s", what, id, sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Does compiler NAME belong to what WANT names ("clang" has clang-16)? */
+int query_compiler_matches(const char *name, const char *want)
+{
+	size_t l = strlen(want);
+
+	return !strncmp(name, want, l) && (!name[l] || name[l] == '-');
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_QUERY_IMPL_H
+#define KWARN_QUERY_IMPL_H
+
+/*
+ * Private to lib/query-*.c: the SQL fragments and helpers that more than
+ * one of them uses.  Nothing outside lib/query-*.c includes this.
+ */
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+/*
+ * The triage state of identity row I (an SQL alias): its newest record's,
+ * 'open' when it has none.
+ */
+#define TRIAGE_STATE_OF(i)                               \
+	"COALESCE((SELECT t.state FROM triage_current t" \
+	" WHERE t.fingerprint = " i ".fingerprint), 'open')"
+
+/*
+ * The runs of RUN's campaign: RUN and the runs of its group (kwarn run
+ * with several --cc), as "r" in a FROM clause, with r0 the run asked.
+ */
+#define GROUP_RUNS                                                          \
+	" runs r0 JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT NULL" \
+	" AND r.group_id = r0.group_id))"
+
+/* Is S a decimal number that fits a commits.id? */
+int query_is_id(const char *s);
+
+/*
+ * {"ok": N, "failed": N, "failed_names": [...]} from columns AT.. of ST,
+ * or null for a boot without modules (not --full, or no boot).
+ */
+json_t *query_boot_modules_json(sqlite3_stmt *st, int at);
+
+/* One row of SQL (bound to ID) through SPEC into a new *out. */
+int query_one_row(json_t **out, sqlite3 *db, const char *sql, long long id,
+		  const char *spec, const char *what);
+
+/* Does compiler NAME belong to what WANT names ("clang" has clang-16)? */
+int query_compiler_matches(const char *name, const char *want);
+
+#endif /* KWARN_QUERY_IMPL_H */

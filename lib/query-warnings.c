@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reads by question, warnings at a point: the warnings of one point as
+ * every view lists them, one warning whole, the files of a point, the
+ * sites a warning has across compilers.  The contract of each function
+ * is in query-warnings.h.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db.h"
+#include "ident.h"
+#include "json.h"
+#include "query.h"
+#include "query-impl.h"
+#include "repro.h"
+#include "triage.h"
+#include "util.h"
+#include "banned.h"
+
+/* ---- warnings at a point ---- */
+
+int query_point(struct query_point *p, sqlite3 *db, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (db_prepare(&st, db,
+		       "SELECT c.run_id, c.position, c.sha, r.tree_id,"
+		       " (SELECT b.sha FROM commits b WHERE b.run_id = c.run_id"
+		       "  ORDER BY b.position LIMIT 1)"
+		       " FROM commits c JOIN runs r ON r.id = c.run_id"
+		       " WHERE c.id = ?"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		p->commit_id = commit_id;
+		p->run_id = sqlite3_column_int64(st, 0);
+		p->position = sqlite3_column_int(st, 1);
+		p->sha = xstrdup(db_col_text(st, 2));
+		p->tree_id = sqlite3_column_int64(st, 3);
+		p->base = xstrdup(db_col_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return error("no commit %lld", commit_id);
+	return error("cannot read commit %lld: %s", commit_id,
+		     sqlite3_errmsg(db));
+}
+
+void query_point_release(struct query_point *p)
+{
+	free(p->sha);
+	free(p->base);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The triage filter of a point's warnings: ?11 is a state of
+ * triage_states[], matched against TRIAGE_STATE_OF the warning's
+ * identity.  A macro of its own, and a parameter number past the
+ * statement's, so that it stays apart from how the warnings are paged.
+ */
+#define WQ_TRIAGE " AND (?11 IS NULL OR " TRIAGE_STATE_OF("i") " = ?11)"
+
+/*
+ * The filters of a point's warnings.  OPTION ?5 is "-W" and the option,
+ * or "-W" and the kind of a warning without one ("-Wmodpost"), as the
+ * over-time table by option names it "modpost".
+ */
+/*
+ * The name of -W option X (SQL, "-W" first) without -W and without what
+ * follows '=': "implicit-fallthrough" for gcc's "-Wimplicit-fallthrough="
+ * and clang's "-Wimplicit-fallthrough" alike.  option_base() is the same
+ * in C, for what a person types.
+ */
+#define OPT_BASE(x)                                                     \
+	"substr(" x ", 3, CASE instr(" x ", '=') WHEN 0 THEN length(" x \
+	") ELSE instr(" x ", '=') - 3 END)"
+
+static char *option_base(const char *opt)
+{
+	if (!strncmp(opt, "-W", 2))
+		opt += 2;
+	return xstrndup(opt, strcspn(opt, "="));
+}
+
+#define WQ_WHERE                                                                      \
+	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new',"             \
+	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"               \
+	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"                     \
+	" " OPT_BASE(                                                                 \
+		"COALESCE(i.option, '-W' || i.kind)") " = ?5)"                        \
+						      " AND (?6 IS NULL OR i.file IN" \
+						      " (SELECT value FROM json_each(?6)))" WQ_TRIAGE
+
+static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
+		    const struct warn_filter *f, const char *option)
+{
+	db_bind_int(st, 1, p->commit_id, 0);
+	db_bind_text(st, 2, f->state);
+	db_bind_text(st, 3, f->file);
+	db_bind_text(st, 4, f->function);
+	db_bind_text(st, 5, option);
+	db_bind_text(st, 6, f->files);
+	db_bind_text(st, 11, f->triage);
+}
+
+static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
+{
+	json_t *notes = json_array();
+
+	sqlite3_bind_int64(nt, 1, diag_id);
+	while (sqlite3_step(nt) == SQLITE_ROW) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "file", json_col_str(nt, 0));
+		json_object_set_new(n, "line", json_col_int(nt, 1));
+		json_object_set_new(n, "column", json_col_int(nt, 2));
+		json_object_set_new(n, "message", json_col_str(nt, 3));
+		json_object_set_new(n, "source", json_col_str(nt, 4));
+		json_array_append_new(notes, n);
+	}
+	sqlite3_reset(nt);
+	return notes;
+}
+
+/*
+ * The reproducer (repro_commands()) of the object in OBJ_COL at the build
+ * in BUILD_COL, or null.
+ */
+static json_t *reproducer(sqlite3 *db, sqlite3_stmt *st, int obj_col,
+			  int build_col)
+{
+	const char *obj = (const char *)sqlite3_column_text(st, obj_col);
+	json_t *j;
+	char *s = NULL;
+
+	if (!obj || sqlite3_column_type(st, build_col) == SQLITE_NULL ||
+	    repro_commands(&s, db, sqlite3_column_int64(st, build_col), obj))
+		return json_null();
+	j = jstr(s);
+	free(s);
+	return j;
+}
+
+/*
+ * "introduced_author" into each warning of ARR at point P: the author of
+ * the commit of P's run that introduced it, or null when it was there
+ * before the run (introduced is the base) or the commit names none.
+ */
+static int introduced_authors(sqlite3 *db, json_t *arr,
+			      const struct query_point *p)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	json_t *w;
+	int rc = SQLITE_DONE;
+
+	if (db_prepare(&st, db,
+		       "SELECT author FROM commits WHERE sha = ?1"
+		       " AND run_id = ?2 AND position > 0"))
+		return -1;
+	json_array_foreach(arr, i, w) {
+		const char *sha =
+			json_string_value(json_object_get(w, "introduced"));
+		json_t *author = NULL;
+
+		if (sha) {
+			db_bind_text(st, 1, sha);
+			db_bind_int(st, 2, p->run_id, 0);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				author = json_col_str(st, 0);
+			else if (rc != SQLITE_DONE)
+				break;
+			sqlite3_reset(st);
+			rc = SQLITE_DONE;
+		}
+		json_object_set_new(w, "introduced_author",
+				    author ? author : json_null());
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read the authors of commit %lld: %s",
+			     p->commit_id, sqlite3_errmsg(db));
+	return 0;
+}
+
+int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
+			 const struct warn_filter *f)
+{
+	sqlite3_stmt *st = NULL, *nt = NULL, *cnt = NULL;
+	const char *opt = f->option;
+	char *optbuf = NULL;
+	json_t *o = NULL, *arr;
+	int rc = SQLITE_ERROR, ret = -1;
+
+	*out = NULL;
+	/* with or without -W, with or without gcc's "=" and a level */
+	if (opt)
+		opt = optbuf = option_base(opt);
+	if (db_prepare(&cnt, db,
+		       "SELECT COUNT(*) FROM states s JOIN identities i"
+		       " ON i.id = s.identity_id" WQ_WHERE) ||
+	    db_prepare(
+		    &st, db,
+		    "SELECT s.identity_id, s.state, s.seen, d.id,"
+		    " COALESCE(d.file, i.file), d.line, d.col,"
+		    " COALESCE(d.function, i.function),"
+		    " COALESCE(d.option, i.option),"
+		    " COALESCE(d.message, i.message), d.source, i.kind,"
+		    " o.path, i.fingerprint, b.flags, d.build_id,"
+		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
+		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
+		    "  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8"
+		    "  AND s2.state = 'new' ORDER BY c2.position DESC"
+		    "  LIMIT 1),"
+		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
+		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
+		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
+		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
+		    " s.in_change, cl.verdict, cl.fix, cl.reason, d.werror,"
+		    " d.inline_chain, o.composite"
+		    /* the page first: the subqueries above run for it only */
+		    " FROM (SELECT s.identity_id AS iid FROM states s"
+		    "  JOIN identities i ON i.id = s.identity_id"
+		    "  LEFT JOIN diagnostics d ON d.id = s.diag_id" WQ_WHERE
+		    "  ORDER BY COALESCE(d.file, i.file), d.line, d.col,"
+		    "  s.identity_id LIMIT ?9 OFFSET ?10) pg"
+		    " JOIN states s ON s.commit_id = ?1 AND s.identity_id = pg.iid"
+		    " JOIN identities i ON i.id = s.identity_id"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " LEFT JOIN builds b ON b.id = d.build_id"
+		    " LEFT JOIN classifications cl"
+		    "  ON cl.identity_id = s.identity_id"
+		    " ORDER BY 5, 6, 7, s.identity_id") ||
+	    db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq"))
+		goto out;
+	wq_bind(cnt, p, f, opt);
+	wq_bind(st, p, f, opt);
+	db_bind_int(st, 7, p->run_id, 0);
+	db_bind_int(st, 8, p->position, 0);
+	db_bind_int(st, 9, f->limit > 0 ? f->limit : -1, 0);
+	db_bind_int(st, 10, f->offset, 0);
+	o = json_object();
+	if (sqlite3_step(cnt) != SQLITE_ROW)
+		goto fail;
+	json_object_set_new(o, "total",
+			    json_integer(sqlite3_column_int64(cnt, 0)));
+	arr = json_array();
+	json_object_set_new(o, "warnings", arr);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *w = json_object();
+
+		json_object_set_new(w, "identity", json_col_str(st, 13));
+		json_object_set_new(w, "identity_id", json_col_int(st, 0));
+		json_object_set_new(w, "state", json_col_str(st, 1));
+		json_object_set_new(w, "file", json_col_str(st, 4));
+		json_object_set_new(w, "line", json_col_int(st, 5));
+		json_object_set_new(w, "column", json_col_int(st, 6));
+		json_object_set_new(w, "function", json_col_str(st, 7));
+		json_object_set_new(w, "option", json_col_str(st, 8));
+		json_object_set_new(w, "message", json_col_str(st, 9));
+		json_object_set_new(w, "kind", json_col_str(st, 11));
+		json_object_set_new(w, "werror",
+				    json_boolean(sqlite3_column_int(st, 22)));
+		json_object_set_new(w, "source", json_col_str(st, 10));
+		json_object_set_new(w, "inline_chain", json_col_str(st, 23));
+		json_object_set_new(w, "object", json_col_str(st, 12));
+		/* the module the object is linked into (--build-dir) */
+		json_object_set_new(w, "composite", json_col_str(st, 24));
+		json_object_set_new(w, "seen", json_col_int(st, 2));
+		json_object_set_new(w, "build", json_col_int(st, 15));
+		json_object_set_new(w, "in_change",
+				    json_boolean(sqlite3_column_int(st, 18)));
+		json_object_set_new(w, "introduced",
+				    sqlite3_column_type(st, 16) == SQLITE_NULL ?
+					    jstr(p->base) :
+					    json_col_str(st, 16));
+		json_object_set_new(w, "fixed", json_col_str(st, 17));
+		json_object_set_new(w, "reproducer",
+				    reproducer(db, st, 12, 15));
+		/* kwarn classify's verdict on a fall-through, or nulls */
+		json_object_set_new(w, "verdict", json_col_str(st, 19));
+		json_object_set_new(w, "fix", json_col_str(st, 20));
+		json_object_set_new(w, "reason", json_col_str(st, 21));
+		json_object_set_new(
+			w, "notes",
+			sqlite3_column_type(st, 3) == SQLITE_NULL ?
+				json_array() :
+				notes_json(nt, sqlite3_column_int64(st, 3)));
+		json_array_append_new(arr, w);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	/*
+	 * what people decided about each, one answer wherever it is shown,
+	 * and who brought it: read for the page alone
+	 */
+	if (query_triage_annotate(db, arr, "identity") ||
+	    introduced_authors(db, arr, p))
+		goto out;
+	*out = o;
+	o = NULL;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot read the warnings of commit %lld: %s", p->commit_id,
+	      sqlite3_errmsg(db));
+out:
+	json_decref(o);
+	sqlite3_finalize(cnt);
+	sqlite3_finalize(st);
+	sqlite3_finalize(nt);
+	free(optbuf);
+	return ret;
+}
+
+/* "triage" into the one warning W, as query_triage_annotate() sets it. */
+static int triage_annotate_one(sqlite3 *db, json_t *w)
+{
+	json_t *one = json_pack("[O]", w);
+	int ret = query_triage_annotate(db, one, "identity");
+
+	json_decref(one);
+	return ret;
+}
+
+int query_warning(json_t **out, sqlite3 *db, const char *ident,
+		  long long commit_id)
+{
+	sqlite3_stmt *st = NULL, *nt = NULL;
+	long long fp_key;
+	json_t *w;
+	int rc, id = query_is_id(ident);
+
+	*out = NULL;
+	if (db_prepare(
+		    &st, db,
+		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
+		    " d.source, d.message, o.path, i.fingerprint, d.function,"
+		    " d.option, cl.verdict, cl.fix, cl.reason, d.inline_chain,"
+		    " d.build_id"
+		    " FROM identities i JOIN states s ON s.identity_id = i.id"
+		    " JOIN diagnostics d ON d.id = s.diag_id"
+		    " LEFT JOIN objects o ON o.id = d.object_id"
+		    " LEFT JOIN classifications cl ON cl.identity_id = i.id"
+		    " WHERE ((i.fp_key = ?5 AND i.fingerprint = ?1)"
+		    "  OR (?2 AND i.id = ?3))"
+		    " AND (?4 IS NULL OR s.commit_id = ?4)"
+		    " ORDER BY s.commit_id DESC LIMIT 1") ||
+	    db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq")) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	db_bind_text(st, 1, ident);
+	sqlite3_bind_int(st, 2, id);
+	sqlite3_bind_int64(st, 3, id ? strtoll(ident, NULL, 10) : -1);
+	db_bind_int(st, 4, commit_id, 1);
+	/* the fingerprint is found through its indexed first 64 bits */
+	if (ident_fingerprint_key(&fp_key, ident))
+		sqlite3_bind_null(st, 5);
+	else
+		sqlite3_bind_int64(st, 5, fp_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		w = json_object();
+		json_set_cols(w, st, 0,
+			      "commit_id:i diag_id:i file:s line:i "
+			      "column:i source:s message:s object:s "
+			      "identity:s function:s option:s "
+			      "verdict:s fix:s reason:s "
+			      "inline_chain:s build:i");
+		json_object_set_new(w, "reproducer", reproducer(db, st, 7, 15));
+		json_object_set_new(w, "notes",
+				    notes_json(nt,
+					       sqlite3_column_int64(st, 1)));
+		json_object_del(w, "diag_id");
+		*out = w;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(nt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot look up warning '%s': %s", ident,
+			     sqlite3_errmsg(db));
+	if (*out && triage_annotate_one(db, *out)) {
+		json_decref(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- files and boots ---- */
+
+int query_point_files(json_t **out, sqlite3 *db, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT DISTINCT i.file FROM states s JOIN identities i"
+		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
+		       " AND i.file IS NOT NULL"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, jstr(db_col_text(st, 0)));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the files of commit %lld: %s",
+			     commit_id, sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(
+		    &st, db,
+		    "SELECT i.file, SUM(s.state = 'new'), COUNT(*),"
+		    " SUM(" TRIAGE_STATE_OF(
+			    "i") " = 'open')"
+				 " FROM live_states s JOIN identities i"
+				 " ON i.id = s.identity_id WHERE s.commit_id = ?"
+				 " GROUP BY i.file"))
+		return -1;
+	db_bind_int(st, 1, commit_id, 0);
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object();
+
+		json_set_cols(o, st, 0, "file:s new:i warnings:i open:i");
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot count the files of commit %lld: %s",
+			     commit_id, sqlite3_errmsg(db));
+	}
+	*out = arr;
+	return 0;
+}
+
+/* Which of "gcc" and "clang" the compilers array C names: bit 1, bit 2. */
+static int compiler_families(json_t *c)
+{
+	json_t *v;
+	size_t i;
+	int f = 0;
+
+	json_array_foreach(c, i, v) {
+		f |= query_compiler_matches(json_string_value(v), "gcc") ? 1 :
+									   0;
+		f |= query_compiler_matches(json_string_value(v), "clang") ? 2 :
+									     0;
+	}
+	return f;
+}
+
+int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
+		const char *only)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr = json_array(), *cur = NULL, *res;
+	const char *last = NULL;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (db_prepare(&st, db,
+		       "SELECT i.site, COALESCE(r.compiler, 'gcc'), i.file,"
+		       " i.function, i.option, i.message, i.fingerprint"
+		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
+		       " AND c.position = COALESCE(?2, (SELECT MAX(c2.position)"
+		       "  FROM commits c2 WHERE c2.run_id = r0.id"
+		       "  AND EXISTS (SELECT 1 FROM builds b"
+		       "   WHERE b.commit_id = c2.id)))"
+		       " JOIN live_states s ON s.commit_id = c.id"
+		       " JOIN identities i ON i.id = s.identity_id"
+		       " WHERE r0.id = ?1 AND i.site IS NOT NULL"
+		       " ORDER BY i.site, r.id")) {
+		json_decref(arr);
+		return -1;
+	}
+	db_bind_int(st, 1, run_id, 0);
+	db_bind_int(st, 2, position, 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *site = db_col_text(st, 0);
+		json_t *w = json_object();
+
+		if (!cur || strcmp(last, site)) {
+			cur = json_object();
+			json_object_set_new(cur, "site", json_string(site));
+			json_object_set_new(cur, "file", json_col_str(st, 2));
+			json_object_set_new(cur, "function",
+					    json_col_str(st, 3));
+			json_object_set_new(cur, "compilers", json_array());
+			json_object_set_new(cur, "warnings", json_array());
+			json_array_append_new(arr, cur);
+			last = json_string_value(json_object_get(cur, "site"));
+		}
+		json_array_append_new(json_object_get(cur, "compilers"),
+				      json_string(db_col_text(st, 1)));
+		json_object_set_new(w, "compiler",
+				    json_string(db_col_text(st, 1)));
+		json_object_set_new(w, "option", json_col_str(st, 4));
+		json_object_set_new(w, "message", json_col_str(st, 5));
+		json_object_set_new(w, "identity", json_col_str(st, 6));
+		json_array_append_new(json_object_get(cur, "warnings"), w);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return error("cannot read the run's sites: %s",
+			     sqlite3_errmsg(db));
+	}
+	/* gcc: only gcc warns there; clang: only clang; both: both do */
+	res = json_array();
+	json_array_foreach(arr, i, cur) {
+		int f = compiler_families(json_object_get(cur, "compilers"));
+
+		if (!only || (!strcmp(only, "gcc") && f == 1) ||
+		    (!strcmp(only, "clang") && f == 2) ||
+		    (!strcmp(only, "both") && f == 3))
+			json_array_append(res, cur);
+	}
+	json_decref(arr);
+	*out = res;
+	return 0;
+}

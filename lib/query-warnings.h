@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef KWARN_QUERY_WARNINGS_H
+#define KWARN_QUERY_WARNINGS_H
+
+/*
+ * Reads by question, warnings at a point: the warnings of one point as
+ * every view lists them, one warning whole, the files of a point, the
+ * sites a warning has across compilers.  Each function takes an open
+ * connection (read-only is enough) and reports its own errors.
+ */
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stddef.h>
+
+/* A commit of a run, as the warnings at it are read. */
+struct query_point {
+	long long run_id, commit_id, tree_id;
+	long position;
+	char *sha; /* the commit's sha */
+	char *base; /* the sha of the run's first commit */
+};
+
+/* Fill P for COMMIT_ID.  Returns 0, or -1 (reported) if it is unknown. */
+int query_point(struct query_point *p, sqlite3 *db, long long commit_id);
+void query_point_release(struct query_point *p);
+
+/* Which warnings of a point; every field may be left 0 / NULL. */
+struct warn_filter {
+	const char *state; /* new, present, fixed, not_built; NULL: live */
+	const char *file; /* exact path */
+	const char *function;
+	/* "-Wimplicit-fallthrough=", with or without -W, "=" or a level */
+	const char *option;
+	const char *files; /* a JSON array of paths (a subsystem's) */
+	const char *triage; /* a state of triage_states[] ("open": none) */
+	long limit, offset; /* limit <= 0: all */
+};
+
+/*
+ * The warnings at point P that F selects, one per identity, as a new
+ * object {"total", "warnings"} in *out: every reader of warnings (kwarn
+ * warnings, kwarn report, GET /api/warnings) describes a warning with
+ * these fields and meanings: identity, identity_id, state (at P), file,
+ * line, column, function, option, message, kind, werror, source (the
+ * line as printed), inline_chain, object, seen (how many objects printed
+ * it at P), build, in_change, introduced and fixed (the commits of P's
+ * run), introduced_author (the author of the commit of the run that
+ * introduced it, null when it predates the run), reproducer, verdict,
+ * fix, reason (kwarn classify's, or null), notes and triage
+ * (query_triage_annotate()).  Ordered by file, line, column.  Returns 0
+ * or -1 (reported).
+ */
+int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
+			 const struct warn_filter *f);
+
+/*
+ * Warning IDENT (its identity fingerprint, or an identities id) at commit
+ * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
+ * with commit_id, file, line, column, source, message, object, identity,
+ * function, option, verdict, fix, reason, inline_chain, build, reproducer,
+ * notes and triage (query_triage_annotate()); *out is NULL when there is
+ * none.  Returns 0 or -1 (reported).
+ */
+int query_warning(json_t **out, sqlite3 *db, const char *ident,
+		  long long commit_id);
+
+/*
+ * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):
+ * - query_point_files: the files that have a warning in any state;
+ * - query_point_file_counts: per file with live warnings, {file, new,
+ *   warnings, open (of those, the ones triaged open or never)}.
+ */
+int query_point_files(json_t **out, sqlite3 *db, long long commit_id);
+int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id);
+
+/*
+ * The live warnings at POSITION (-1: the run's last built point) of
+ * RUN_ID's group (query-commits.h), one entry per site
+ * (identities.site: {site, file, function, compilers[],
+ * warnings[{compiler, option, message, identity}]}), into a new array;
+ * ONLY "gcc", "clang" or "both" keeps the sites that only gcc, only
+ * clang, or both warn about.  Returns 0 or -1 (reported).
+ */
+int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
+		const char *only);
+
+#endif /* KWARN_QUERY_WARNINGS_H */
