@@ -79,8 +79,6 @@ int api_point_resolve(struct query_point *p, struct api_reply *reply,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (cc && (!*cc || strlen(cc) > 32))
-		return api_fail(reply, 400, "bad parameter 'compiler'");
 	if (run && api_parse_id(&run_id, reply, "run", run))
 		return -1;
 	if (run) {
@@ -90,6 +88,7 @@ int api_point_resolve(struct query_point *p, struct api_reply *reply,
 					api_fail(reply, 404, "no run %lld",
 						 run_id);
 	}
+	/* a path's commit: ?commit= was checked by the parameter table */
 	if (ref && (!*ref || strlen(ref) > MAX_REF))
 		return api_fail(reply, 400,
 				"bad parameter 'commit':"
@@ -143,21 +142,6 @@ struct wquery {
 	const char *subsystem, *owner; /* named in the answer, or NULL */
 	long limit, offset;
 };
-
-static int check_state(struct api_reply *reply, const char *s)
-{
-	static const char *const states[] = { "new", "present", "fixed",
-					      "not_built" };
-
-	if (!s)
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
-		if (!strcmp(s, states[i]))
-			return 0;
-	return api_fail(reply, 400,
-			"bad parameter 'state': want new, present,"
-			" fixed or not_built");
-}
 
 /*
  * The envelope of Q's answer with WARNINGS (a new reference is taken) as
@@ -685,11 +669,9 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	q.triage = api_arg(r, "triage");
 	q.file = api_arg(r, "file");
 	q.function = api_arg(r, "function");
-	if (check_state(reply, q.state) ||
-	    api_parse_page(&q.limit, &q.offset, reply, r))
+	/* the parameter table checked every value; this reads the page */
+	if (api_parse_page(&q.limit, &q.offset, reply, r))
 		return -1;
-	if (opt && (!*opt || strlen(opt) > 128))
-		return api_fail(reply, 400, "bad parameter 'option'");
 	if (api_point_resolve(&p, reply, r, ref))
 		return -1;
 	q.p = &p;
@@ -711,12 +693,8 @@ out:
 
 int api_warnings(struct api_reply *reply, const struct api_req *r)
 {
-	const char *sub = api_arg(r, "subsystem");
-
-	if (sub && !*sub)
-		return api_fail(reply, 400, "bad parameter 'subsystem'");
-	return warnings_common(reply, r, api_arg(r, "commit"), sub,
-			       api_arg(r, "owner"));
+	return warnings_common(reply, r, api_arg(r, "commit"),
+			       api_arg(r, "subsystem"), api_arg(r, "owner"));
 }
 
 int api_commit_warnings(struct api_reply *reply, const struct api_req *r)

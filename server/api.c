@@ -146,7 +146,7 @@ static const struct param_rule {
 	{ "path", 1, 1024, 1, NULL, "a directory or file of the tree", NULL },
 	{ "state", 1, 16, 1, ",new,present,fixed,not_built,",
 	  "new, present, fixed or not_built", NULL },
-	{ "compiler", 1, 64, 1, NULL, "a compiler (gcc, clang-16, ...)", NULL },
+	{ "compiler", 1, 32, 1, NULL, "a compiler (gcc, clang-16, ...)", NULL },
 	{ "by", 1, 16, 1, ",subsystem,file,option,",
 	  "subsystem, file or option", NULL },
 	{ "from", 1, MAX_REF, 1, NULL, "a sha, a prefix or an id", NULL },

@@ -361,6 +361,16 @@ t "owner= with subsystem=: both hold" jqe -s '.[0].total == 0 and .[1].total == 
 	<(get "/api/warnings?commit=$C2&owner=howells&subsystem=FIREWIRE%20SUBSYSTEM"
 	  get "/api/warnings?commit=$C2&owner=howells&subsystem=AFS%20FILESYSTEM")
 t "owner= empty: 400" err_is 400 "/api/warnings?owner=" "'owner': empty"
+# one validator, the parameter table: the same limit on every route
+long_cc=$(printf 'c%.0s' $(seq 33))
+t "compiler= of 33 bytes: 400 on /api/warnings" \
+	err_is 400 "/api/warnings?compiler=$long_cc" "'compiler'"
+t "compiler= of 33 bytes: 400 on the burn-down, the same rule" \
+	err_is 400 "/api/runs/$RUN/burndown?compiler=$long_cc" "'compiler'"
+t "compiler= of 32 bytes: past the table, an unknown compiler (404)" \
+	err_is 404 "/api/warnings?compiler=${long_cc%c}" "build of this point"
+t "state=bogus: 400 from the table, naming the states" \
+	err_is 400 "/api/warnings?state=bogus" "new, present, fixed or not_built"
 t "maintainers with a parameter it does not take: 400" \
 	err_is 400 "/api/maintainers?owner=x" "unknown parameter 'owner'"
 
