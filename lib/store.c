@@ -110,7 +110,7 @@ struct build_writer {
 	int carried; /* diagnostics added now are carried */
 	unsigned long unparsed;
 	struct ident_places places; /* the ordinal rule of this build */
-	struct ident_hmap ids; /* fingerprint's first 16 bytes -> identity */
+	struct ident_hmap ids; /* ids_key() -> identity */
 	struct objcache objects; /* objects of this build, path -> id */
 };
 
@@ -376,20 +376,19 @@ static long long object_of(struct build_writer *w, const struct diag *d)
 	return id;
 }
 
-/* The first 16 bytes of hex fingerprint FP, the key of w->ids. */
-static void fp_bytes(unsigned char out[IDENT_HKEY], const char *fp)
+/*
+ * The key of w->ids: key hash KH with ORDINAL mixed in, cheaper than the
+ * fingerprint (a SHA-256) for the warnings a build prints again.
+ */
+static void ids_key(unsigned char out[IDENT_HKEY], const unsigned char kh[32],
+		    long ordinal)
 {
-	for (int i = 0; i < IDENT_HKEY; i++) {
-		unsigned v = 0;
+	unsigned long long o =
+		(unsigned long long)ordinal * 0x9e3779b97f4a7c15ull;
 
-		for (int j = 0; j < 2; j++) {
-			char c = fp[2 * i + j];
-
-			v = v << 4 |
-			    (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
-		}
-		out[i] = (unsigned char)v;
-	}
+	memcpy(out, kh, IDENT_HKEY);
+	for (int i = 0; i < 8; i++)
+		out[8 + i] ^= (unsigned char)(o >> (8 * i));
 }
 
 /* The identity of D, by the ordinal rule of ident.h. */
@@ -407,12 +406,12 @@ static long long identity_of(struct build_writer *w, const struct diag *d)
 	ident_key_from_diag(&k, d);
 	ident_key_hash(kh, &k);
 	ordinal = ident_places_at(&w->places, kh, d->line, d->col, &again);
-	ident_fingerprint(fp, kh, ordinal);
-	fp_bytes(fb, fp);
+	ids_key(fb, kh, ordinal);
 	/* the same warning again: its identity is known */
 	id = again ? ident_hmap_get(&w->ids, fb) : -1;
 	if (id >= 0)
 		goto out;
+	ident_fingerprint(fp, kh, ordinal);
 	if (ident_fingerprint_key(&fp_key, fp))
 		die("fingerprint '%s' is not hex", fp);
 	db_bind_int(get, 1, fp_key, 0);
