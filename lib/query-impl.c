@@ -54,6 +54,34 @@ json_t *query_boot_modules_json(sqlite3_stmt *st, int at)
 	return o;
 }
 
+json_t *query_rows(struct db_read *q, const char *spec)
+{
+	json_t *arr = json_array();
+
+	while (db_next(q)) {
+		json_t *o = json_object();
+
+		json_set_cols(o, q->st, 0, spec);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+int query_rows_done(json_t **out, struct db_read *q, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = db_vdone(q, fmt, ap);
+	va_end(ap);
+	if (ret) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
 /* One row of SQL (bound to ID) through SPEC into a new *out. */
 int query_one_row(json_t **out, sqlite3 *db, const char *sql, long long id,
 		  const char *spec, const char *what)

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "db.h"
+
 /*
  * The triage state of identity row I (an SQL alias): its newest record's,
  * 'open' when it has none.
@@ -34,6 +36,18 @@ int query_is_id(const char *s);
  * or null for a boot without modules (not --full, or no boot).
  */
 json_t *query_boot_modules_json(sqlite3_stmt *st, int at);
+
+/*
+ * Every row of Q (db_read()) through SPEC (json_set_cols()) into a new
+ * array, and query_rows_done(): db_done(Q, FMT, ...), which on a failed
+ * read also drops *OUT and sets it NULL.  So a read of rows is
+ *
+ *	*out = query_rows(&q, "id:i name:s");
+ *	return query_rows_done(out, &q, "cannot read ...", ...);
+ */
+json_t *query_rows(struct db_read *q, const char *spec);
+int query_rows_done(json_t **out, struct db_read *q, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* One row of SQL (bound to ID) through SPEC into a new *out. */
 int query_one_row(json_t **out, sqlite3 *db, const char *sql, long long id,

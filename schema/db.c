@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,6 +58,89 @@ int db_prepare(sqlite3_stmt **out, sqlite3 *db, const char *sql)
 	return error("cannot prepare statement: %s", sqlite3_errmsg(db));
 }
 
+int db_read(struct db_read *q, sqlite3 *db, const char *sql, const char *binds,
+	    ...)
+{
+	va_list ap;
+	int i, rc = SQLITE_OK;
+
+	q->db = db;
+	q->rc = SQLITE_OK;
+	q->rows = 0;
+	if (db_prepare(&q->st, db, sql))
+		return -1;
+	va_start(ap, binds);
+	for (i = 0; binds[i] && rc == SQLITE_OK; i++) {
+		long long v;
+		const char *s;
+
+		switch (binds[i]) {
+		case 'i':
+		case 'n':
+			v = va_arg(ap, long long);
+			rc = binds[i] == 'n' && v < 0 ?
+				     sqlite3_bind_null(q->st, i + 1) :
+				     sqlite3_bind_int64(q->st, i + 1, v);
+			break;
+		case 'd':
+			rc = sqlite3_bind_int(q->st, i + 1, va_arg(ap, int));
+			break;
+		case 's':
+			s = va_arg(ap, const char *);
+			rc = s ? sqlite3_bind_text(q->st, i + 1, s, -1,
+						   SQLITE_TRANSIENT) :
+				 sqlite3_bind_null(q->st, i + 1);
+			break;
+		default: /* a programming error: fail loudly, not silently */
+			error("db_read: no bind letter '%c'", binds[i]);
+			rc = SQLITE_MISUSE;
+		}
+	}
+	va_end(ap);
+	if (rc == SQLITE_OK)
+		return 0;
+	error("cannot bind parameter %d: %s", i, sqlite3_errmsg(db));
+	sqlite3_finalize(q->st);
+	q->st = NULL;
+	return -1;
+}
+
+int db_next(struct db_read *q)
+{
+	q->rc = sqlite3_step(q->st);
+	if (q->rc != SQLITE_ROW)
+		return 0;
+	q->rows++;
+	return 1;
+}
+
+int db_vdone(struct db_read *q, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int failed = q->rc != SQLITE_OK && q->rc != SQLITE_ROW &&
+		     q->rc != SQLITE_DONE;
+
+	if (failed) {
+		strbuf_vaddf(&sb, fmt, ap);
+		error("%s: %s", sb.buf, sqlite3_errmsg(q->db));
+		strbuf_release(&sb);
+	}
+	sqlite3_finalize(q->st);
+	q->st = NULL;
+	return failed ? -1 : 0;
+}
+
+int db_done(struct db_read *q, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = db_vdone(q, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 int db_begin(sqlite3 *db)
 {
 	return db_exec(db, "BEGIN IMMEDIATE", "cannot start a transaction on");
@@ -104,6 +188,13 @@ const char *db_col_text(sqlite3_stmt *st, int col)
 	const unsigned char *s = sqlite3_column_text(st, col);
 
 	return s ? (const char *)s : "";
+}
+
+char *db_col_strdup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? xstrdup((const char *)s) : NULL;
 }
 
 /*

@@ -10,6 +10,7 @@
  */
 
 #include <sqlite3.h>
+#include <stdarg.h>
 
 enum db_mode {
 	DB_READ_WRITE, /* create if missing, migrate to the newest version */
@@ -92,6 +93,51 @@ void db_bulk_cache(sqlite3 *db);
  */
 int db_prepare(sqlite3_stmt **out, sqlite3 *db, const char *sql);
 
+/*
+ * A read: one statement prepared, bound, stepped row by row and
+ * finalized, with its error reported once.  Every read is this loop:
+ *
+ *	struct db_read q;
+ *
+ *	if (db_read(&q, db, "SELECT name FROM runs WHERE id = ?", "i", id))
+ *		return -1;
+ *	while (db_next(&q))
+ *		use(db_col_text(q.st, 0));
+ *	if (db_done(&q, "cannot read run %lld", id))
+ *		return -1;
+ *
+ * A caller may leave the loop early (one row wanted): db_done() is
+ * still called, and only a failed step is an error.
+ */
+struct db_read {
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int rc; /* the last sqlite3_step()'s */
+	long rows; /* rows stepped so far */
+};
+
+/*
+ * Prepare SQL on DB into Q and bind its parameters 1, 2, ... from the
+ * arguments, one letter of BINDS each: 'i' a long long, 'n' a long long
+ * bound NULL when negative, 's' a const char * (NULL binds NULL; the
+ * statement copies it), 'd' an int.  Returns 0, or -1 with the error
+ * reported and nothing left to finalize.
+ */
+int db_read(struct db_read *q, sqlite3 *db, const char *sql, const char *binds,
+	    ...);
+
+/* Step Q: 1 with a row in q->st, 0 when done or a step failed. */
+int db_next(struct db_read *q);
+
+/*
+ * Finalize Q.  Returns 0, or -1 when a step failed, reporting
+ * "FMT...: sqlite's message" once.
+ */
+int db_done(struct db_read *q, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int db_vdone(struct db_read *q, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK; 0 or -1 (ROLLBACK never fails). */
 int db_begin(sqlite3 *db);
 int db_commit(sqlite3 *db);
@@ -115,5 +161,8 @@ int db_bind_int(sqlite3_stmt *st, int idx, long long v, int null_if_neg);
  * Column as a C string, "" when NULL (valid until the next step).
  */
 const char *db_col_text(sqlite3_stmt *st, int col);
+
+/* A copy of the column's text (free() it), NULL when it is NULL. */
+char *db_col_strdup(sqlite3_stmt *st, int col);
 
 #endif
