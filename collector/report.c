@@ -18,7 +18,14 @@
 
 int report_run_json(json_t **out, sqlite3 *db, long long run_id)
 {
-	return query_run_points(out, db, run_id);
+	json_t *point;
+	size_t i;
+
+	if (query_run_points(out, db, run_id))
+		return -1;
+	json_array_foreach(*out, i, point)
+		repro_attach(db, json_object_get(point, "warnings_list"));
+	return 0;
 }
 
 static const char *jstr(json_t *o, const char *k)

@@ -9,6 +9,7 @@
 #include "options.h"
 #include "query.h"
 #include "report-out.h"
+#include "repro.h"
 #include "triage.h"
 #include "util.h"
 #include "banned.h"
@@ -110,6 +111,7 @@ int cmd_warnings(int argc, char **argv)
 	    query_point_warnings(&got, db, &p, &f))
 		goto out;
 	arr = json_object_get(got, "warnings");
+	repro_attach(db, arr);
 	if (!strcmp(format, "json")) {
 		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);

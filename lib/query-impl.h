@@ -13,6 +13,26 @@
 #include "db.h"
 
 /*
+ * The schema's views (schema/0010-views.sql) say the rules once:
+ * live_states (a state new or present), commit_builds (a commit's newest
+ * build), run_tips (a run's last built commit).  A statement reads them
+ * wherever SQLite flattens them or pushes its key into them: live_states
+ * is a plain filter, and "commit_builds WHERE commit_id = ?" searches the
+ * builds_commit index.  Three rules are spelled out inline instead, for
+ * the planner, each measured with EXPLAIN QUERY PLAN on the bench
+ * database (1,000 commits):
+ * - "commit C has a build" is EXISTS (SELECT 1 FROM builds b WHERE
+ *   b.commit_id = C): one index probe, where a join to commit_builds
+ *   materializes it from every build of the database first;
+ * - a run's first or last built commit is ORDER BY position with that
+ *   EXISTS and LIMIT 1: run_tips joined by run_id is materialized whole
+ *   (every commit of every run) and then scanned without an index;
+ * - point_counts and point_files carry a state column of their own (the
+ *   collector's counts per point, schema 19 and 20): "p.state IN ('new',
+ *   'present')" is live_states' rule on that table, which no view covers.
+ */
+
+/*
  * The triage state of identity row I (an SQL alias): its newest record's,
  * 'open' when it has none.
  */

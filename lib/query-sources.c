@@ -24,7 +24,7 @@
 int query_fallthrough_site(char **file_out, long *warn_out, long *here_out,
 			   sqlite3 *db, long long diag_id)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 	/*
 	 * XXX: only the first 32 notes are read; the "here" note of a
 	 * fall-through comes after its macro expansion notes, which real
@@ -35,32 +35,32 @@ int query_fallthrough_site(char **file_out, long *warn_out, long *here_out,
 	int n = 0, ret = -1;
 
 	*file_out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT file, line FROM diagnostics WHERE id = ?"))
+	if (db_read(&q, db, "SELECT file, line FROM diagnostics WHERE id = ?",
+		    "i", diag_id))
 		return -1;
-	db_bind_int(st, 1, diag_id, 0);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		file = xstrdup(db_col_text(st, 0));
-		warn = sqlite3_column_int(st, 1);
+	if (db_next(&q)) {
+		file = xstrdup(db_col_text(q.st, 0));
+		warn = sqlite3_column_int(q.st, 1);
 	}
-	sqlite3_finalize(st);
-	if (!file || db_prepare(&st, db,
-				"SELECT file, line, message FROM notes"
-				" WHERE diag_id = ? ORDER BY seq")) {
+	if (db_done(&q, "cannot read diagnostic %lld", diag_id) || !file ||
+	    db_read(&q, db,
+		    "SELECT file, line, message FROM notes"
+		    " WHERE diag_id = ? ORDER BY seq",
+		    "i", diag_id)) {
 		free(file);
 		return -1;
 	}
-	db_bind_int(st, 1, diag_id, 0);
-	while (n < 32 && sqlite3_step(st) == SQLITE_ROW) {
-		files[n] = xstrdup(db_col_text(st, 0));
-		lines[n] = sqlite3_column_int(st, 1);
-		if (!strcmp(db_col_text(st, 2), "here")) {
+	while (n < 32 && db_next(&q)) {
+		files[n] = xstrdup(db_col_text(q.st, 0));
+		lines[n] = sqlite3_column_int(q.st, 1);
+		if (!strcmp(db_col_text(q.st, 2), "here")) {
 			here = lines[n++];
 			break;
 		}
 		n++;
 	}
-	sqlite3_finalize(st);
+	if (db_done(&q, "cannot read the notes of diagnostic %lld", diag_id))
+		here = 0;
 	if (here) {
 		const char *hf = files[n - 1];
 
@@ -90,16 +90,14 @@ int query_fallthrough_site(char **file_out, long *warn_out, long *here_out,
 int query_fallthrough_diags(struct query_ids *out, sqlite3 *db,
 			    long long build_id, long long commit_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_read q;
 
 	memset(out, 0, sizeof(*out));
 	/*
 	 * With a commit: the live fall-through warnings not classified yet;
 	 * else every fall-through warning of the build, once per identity.
 	 */
-	if (db_prepare(
-		    &st, db,
+	if (db_read(&q, db,
 		    commit_id >= 0 ?
 			    "SELECT s.identity_id, d.id"
 			    " FROM live_states s"
@@ -114,11 +112,10 @@ int query_fallthrough_diags(struct query_ids *out, sqlite3 *db,
 			    " AND d.identity_id IS NOT NULL"
 			    " AND d.option LIKE '%implicit-fallthrough%'"
 			    " AND ?2 = ?2"
-			    " GROUP BY d.identity_id ORDER BY d.file, d.line"))
+			    " GROUP BY d.identity_id ORDER BY d.file, d.line",
+		    "ii", build_id, commit_id))
 		return -1;
-	db_bind_int(st, 1, build_id, 0);
-	db_bind_int(st, 2, commit_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (db_next(&q)) {
 		if (out->nr == out->alloc) {
 			out->alloc = out->alloc ? 2 * out->alloc : 32;
 			out->identity =
@@ -127,14 +124,12 @@ int query_fallthrough_diags(struct query_ids *out, sqlite3 *db,
 			out->diag = xrealloc(out->diag,
 					     out->alloc * sizeof(*out->diag));
 		}
-		out->identity[out->nr] = sqlite3_column_int64(st, 0);
-		out->diag[out->nr++] = sqlite3_column_int64(st, 1);
+		out->identity[out->nr] = sqlite3_column_int64(q.st, 0);
+		out->diag[out->nr++] = sqlite3_column_int64(q.st, 1);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (db_done(&q, "cannot read the fall-through warnings")) {
 		query_ids_release(out);
-		return error("cannot read the fall-through warnings: %s",
-			     sqlite3_errmsg(db));
+		return -1;
 	}
 	return 0;
 }
@@ -146,19 +141,17 @@ void query_ids_release(struct query_ids *ids)
 	memset(ids, 0, sizeof(*ids));
 }
 
-int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id)
+int query_repro_read(struct db_read *q, sqlite3 *db, long long build_id)
 {
-	if (db_prepare(out, db,
+	return db_read(q, db,
 		       "SELECT c.sha, b.image, b.config_hash, b.level,"
 		       " b.status, b.compiler, t.kind, t.name, t.source,"
 		       " t.sha256, b.build_dir, b.flags, r.compiler"
 		       " FROM builds b"
 		       " JOIN commits c ON c.id = b.commit_id"
 		       " JOIN runs r ON r.id = c.run_id"
-		       " JOIN trees t ON t.id = r.tree_id WHERE b.id = ?"))
-		return -1;
-	db_bind_int(*out, 1, build_id, 0);
-	return 0;
+		       " JOIN trees t ON t.id = r.tree_id WHERE b.id = ?",
+		       "i", build_id);
 }
 
 int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident)
@@ -171,7 +164,8 @@ int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident)
 		       "  ORDER BY p.position DESC LIMIT 1),"
 		       " b.image, b.level, t.kind, t.name, t.source, t.sha256,"
 		       " b.build_dir, b.flags, r.compiler"
-		       " FROM identities i JOIN states s ON s.identity_id = i.id"
+		       " FROM identities i"
+		       " JOIN live_states s ON s.identity_id = i.id"
 		       " JOIN commits c ON c.id = s.commit_id"
 		       " JOIN runs r ON r.id = c.run_id"
 		       " JOIN trees t ON t.id = r.tree_id"
@@ -179,7 +173,6 @@ int query_bisect_stmt(sqlite3_stmt **out, sqlite3 *db, const char *ident)
 		       " JOIN builds b ON b.id = d.build_id"
 		       " LEFT JOIN objects o ON o.id = d.object_id"
 		       " WHERE (i.fingerprint = ?1 OR CAST(i.id AS TEXT) = ?1)"
-		       " AND s.state IN ('new', 'present')"
 		       " ORDER BY s.state = 'new' AND c.position > 0 DESC,"
 		       " c.run_id DESC, c.position LIMIT 1"))
 		return -1;

@@ -14,6 +14,8 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
+#include "db.h"
+
 /*
  * Where the fall-through of diagnostic DIAG_ID is: the file of its "here"
  * note, the line where the falling case ends (the warning's line, or the
@@ -40,12 +42,12 @@ int query_fallthrough_diags(struct query_ids *out, sqlite3 *db,
 void query_ids_release(struct query_ids *ids);
 
 /*
- * The facts of build BUILD_ID a reproducer needs, as a prepared statement
- * in *out for the caller to step and finalize: commit sha, image,
+ * The facts of build BUILD_ID a reproducer needs, as a read (db_read())
+ * in Q for the caller to step and end with db_done(): commit sha, image,
  * config_hash, level, status, compiler, tree kind, name, source, sha256,
  * build_dir, flags, the run's compiler.  Returns 0 or -1 (reported).
  */
-int query_repro_stmt(sqlite3_stmt **out, sqlite3 *db, long long build_id);
+int query_repro_read(struct db_read *q, sqlite3 *db, long long build_id);
 
 /*
  * Warning IDENT (fingerprint or identities id) where it came after a

@@ -16,7 +16,6 @@
 #include "json.h"
 #include "query.h"
 #include "query-impl.h"
-#include "repro.h"
 #include "triage.h"
 #include "util.h"
 #include "banned.h"
@@ -25,34 +24,28 @@
 
 int query_point(struct query_point *p, sqlite3 *db, long long commit_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_read q;
 
 	memset(p, 0, sizeof(*p));
-	if (db_prepare(&st, db,
-		       "SELECT c.run_id, c.position, c.sha, r.tree_id,"
-		       " (SELECT b.sha FROM commits b WHERE b.run_id = c.run_id"
-		       "  ORDER BY b.position LIMIT 1)"
-		       " FROM commits c JOIN runs r ON r.id = c.run_id"
-		       " WHERE c.id = ?"))
+	if (db_read(&q, db,
+		    "SELECT c.run_id, c.position, c.sha, r.tree_id,"
+		    " (SELECT b.sha FROM commits b WHERE b.run_id = c.run_id"
+		    "  ORDER BY b.position LIMIT 1)"
+		    " FROM commits c JOIN runs r ON r.id = c.run_id"
+		    " WHERE c.id = ?",
+		    "i", commit_id))
 		return -1;
-	db_bind_int(st, 1, commit_id, 0);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	if (db_next(&q)) {
 		p->commit_id = commit_id;
-		p->run_id = sqlite3_column_int64(st, 0);
-		p->position = sqlite3_column_int(st, 1);
-		p->sha = xstrdup(db_col_text(st, 2));
-		p->tree_id = sqlite3_column_int64(st, 3);
-		p->base = xstrdup(db_col_text(st, 4));
+		p->run_id = sqlite3_column_int64(q.st, 0);
+		p->position = sqlite3_column_int(q.st, 1);
+		p->sha = xstrdup(db_col_text(q.st, 2));
+		p->tree_id = sqlite3_column_int64(q.st, 3);
+		p->base = xstrdup(db_col_text(q.st, 4));
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc == SQLITE_DONE)
-		return error("no commit %lld", commit_id);
-	return error("cannot read commit %lld: %s", commit_id,
-		     sqlite3_errmsg(db));
+	if (db_done(&q, "cannot read commit %lld", commit_id))
+		return -1;
+	return q.rows ? 0 : error("no commit %lld", commit_id);
 }
 
 void query_point_release(struct query_point *p)
@@ -133,25 +126,6 @@ static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
 }
 
 /*
- * The reproducer (repro_commands()) of the object in OBJ_COL at the build
- * in BUILD_COL, or null.
- */
-static json_t *reproducer(sqlite3 *db, sqlite3_stmt *st, int obj_col,
-			  int build_col)
-{
-	const char *obj = (const char *)sqlite3_column_text(st, obj_col);
-	json_t *j;
-	char *s = NULL;
-
-	if (!obj || sqlite3_column_type(st, build_col) == SQLITE_NULL ||
-	    repro_commands(&s, db, sqlite3_column_int64(st, build_col), obj))
-		return json_null();
-	j = jstr(s);
-	free(s);
-	return j;
-}
-
-/*
  * "introduced_author" into each warning of ARR at point P: the author of
  * the commit of P's run that introduced it, or null when it was there
  * before the run (introduced is the base) or the commit names none.
@@ -194,41 +168,129 @@ static int introduced_authors(sqlite3 *db, json_t *arr,
 	return 0;
 }
 
-int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
-			 const struct warn_filter *f)
-{
-	sqlite3_stmt *st = NULL, *nt = NULL, *cnt = NULL;
-	const char *opt = f->option;
-	char *optbuf = NULL;
-	json_t *o = NULL, *arr;
-	int rc = SQLITE_ERROR, ret = -1;
+/* The columns of a point's warnings: the row warning_json() reads. */
+#define WARNING_COLS                                               \
+	"SELECT s.identity_id, s.state, s.seen, d.id,"             \
+	" COALESCE(d.file, i.file), d.line, d.col,"                \
+	" COALESCE(d.function, i.function),"                       \
+	" COALESCE(d.option, i.option),"                           \
+	" COALESCE(d.message, i.message), d.source, i.kind,"       \
+	" o.path, i.fingerprint, b.flags, d.build_id,"             \
+	" (SELECT c2.sha FROM states s2 JOIN commits c2"           \
+	"  ON c2.id = s2.commit_id WHERE s2.identity_id ="         \
+	"  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8" \
+	"  AND s2.state = 'new' ORDER BY c2.position DESC"         \
+	"  LIMIT 1),"                                              \
+	" (SELECT c2.sha FROM states s2 JOIN commits c2"           \
+	"  ON c2.id = s2.commit_id WHERE s2.identity_id ="         \
+	"  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8" \
+	"  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"  \
+	" s.in_change, cl.verdict, cl.fix, cl.reason, d.werror,"   \
+	" d.inline_chain, o.composite"
 
-	*out = NULL;
+/* One warning of the point P from ST's row (WARNING_COLS); NT: its notes. */
+static json_t *warning_json(sqlite3_stmt *st, sqlite3_stmt *nt,
+			    const struct query_point *p)
+{
+	json_t *w = json_object();
+
+	json_object_set_new(w, "identity", json_col_str(st, 13));
+	json_object_set_new(w, "identity_id", json_col_int(st, 0));
+	json_object_set_new(w, "state", json_col_str(st, 1));
+	json_object_set_new(w, "file", json_col_str(st, 4));
+	json_object_set_new(w, "line", json_col_int(st, 5));
+	json_object_set_new(w, "column", json_col_int(st, 6));
+	json_object_set_new(w, "function", json_col_str(st, 7));
+	json_object_set_new(w, "option", json_col_str(st, 8));
+	json_object_set_new(w, "message", json_col_str(st, 9));
+	json_object_set_new(w, "kind", json_col_str(st, 11));
+	json_object_set_new(w, "werror",
+			    json_boolean(sqlite3_column_int(st, 22)));
+	json_object_set_new(w, "source", json_col_str(st, 10));
+	json_object_set_new(w, "inline_chain", json_col_str(st, 23));
+	json_object_set_new(w, "object", json_col_str(st, 12));
+	/* the module the object is linked into (--build-dir) */
+	json_object_set_new(w, "composite", json_col_str(st, 24));
+	json_object_set_new(w, "seen", json_col_int(st, 2));
+	json_object_set_new(w, "build", json_col_int(st, 15));
+	json_object_set_new(w, "in_change",
+			    json_boolean(sqlite3_column_int(st, 18)));
+	json_object_set_new(w, "introduced",
+			    sqlite3_column_type(st, 16) == SQLITE_NULL ?
+				    jstr(p->base) :
+				    json_col_str(st, 16));
+	json_object_set_new(w, "fixed", json_col_str(st, 17));
+	/* attached at the edge (repro_attach()) */
+	json_object_set_new(w, "reproducer", json_null());
+	/* kwarn classify's verdict on a fall-through, or nulls */
+	json_object_set_new(w, "verdict", json_col_str(st, 19));
+	json_object_set_new(w, "fix", json_col_str(st, 20));
+	json_object_set_new(w, "reason", json_col_str(st, 21));
+	json_object_set_new(w, "notes",
+			    sqlite3_column_type(st, 3) == SQLITE_NULL ?
+				    json_array() :
+				    notes_json(nt,
+					       sqlite3_column_int64(st, 3)));
+	return w;
+}
+
+/*
+ * Hand BATCH's warnings to EACH, after reading for them alone what
+ * people decided about each (one answer wherever it is shown) and who
+ * brought it.  Returns 0, EACH's nonzero, or -1 (reported).
+ */
+static int batch_hand(sqlite3 *db, json_t *batch, const struct query_point *p,
+		      query_warning_fn *each, void *ctx)
+{
+	size_t i;
+	json_t *w;
+	int rc = 0;
+
+	if (query_triage_annotate(db, batch, "identity") ||
+	    introduced_authors(db, batch, p))
+		return -1;
+	json_array_foreach(batch, i, w) {
+		rc = each(ctx, json_incref(w));
+		if (rc)
+			break;
+	}
+	json_array_clear(batch);
+	return rc;
+}
+
+/* Warnings read, annotated and handed on at a time. */
+#define WARNING_BATCH 256
+
+int query_point_warnings_each(long long *total, sqlite3 *db,
+			      const struct query_point *p,
+			      const struct warn_filter *f,
+			      query_warning_fn *each, void *ctx)
+{
+	struct db_read cnt, q;
+	sqlite3_stmt *nt = NULL;
+	char *opt = NULL;
+	json_t *batch = NULL;
+	int ret = -1;
+
+	*total = 0;
 	/* with or without -W, with or without gcc's "=" and a level */
-	if (opt)
-		opt = optbuf = option_base(opt);
-	if (db_prepare(&cnt, db,
-		       "SELECT COUNT(*) FROM states s JOIN identities i"
-		       " ON i.id = s.identity_id" WQ_WHERE) ||
-	    db_prepare(
-		    &st, db,
-		    "SELECT s.identity_id, s.state, s.seen, d.id,"
-		    " COALESCE(d.file, i.file), d.line, d.col,"
-		    " COALESCE(d.function, i.function),"
-		    " COALESCE(d.option, i.option),"
-		    " COALESCE(d.message, i.message), d.source, i.kind,"
-		    " o.path, i.fingerprint, b.flags, d.build_id,"
-		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
-		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
-		    "  s.identity_id AND c2.run_id = ?7 AND c2.position <= ?8"
-		    "  AND s2.state = 'new' ORDER BY c2.position DESC"
-		    "  LIMIT 1),"
-		    " (SELECT c2.sha FROM states s2 JOIN commits c2"
-		    "  ON c2.id = s2.commit_id WHERE s2.identity_id ="
-		    "  s.identity_id AND c2.run_id = ?7 AND c2.position >= ?8"
-		    "  AND s2.state = 'fixed' ORDER BY c2.position LIMIT 1),"
-		    " s.in_change, cl.verdict, cl.fix, cl.reason, d.werror,"
-		    " d.inline_chain, o.composite"
+	if (f->option)
+		opt = option_base(f->option);
+	if (db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq") ||
+	    db_read(&cnt, db,
+		    "SELECT COUNT(*) FROM states s JOIN identities i"
+		    " ON i.id = s.identity_id" WQ_WHERE,
+		    ""))
+		goto out;
+	wq_bind(cnt.st, p, f, opt);
+	if (db_next(&cnt))
+		*total = sqlite3_column_int64(cnt.st, 0);
+	if (db_done(&cnt, "cannot count the warnings of commit %lld",
+		    p->commit_id) ||
+	    db_read(&q, db,
+		    WARNING_COLS
 		    /* the page first: the subqueries above run for it only */
 		    " FROM (SELECT s.identity_id AS iid FROM states s"
 		    "  JOIN identities i ON i.id = s.identity_id"
@@ -242,89 +304,53 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 		    " LEFT JOIN builds b ON b.id = d.build_id"
 		    " LEFT JOIN classifications cl"
 		    "  ON cl.identity_id = s.identity_id"
-		    " ORDER BY 5, 6, 7, s.identity_id") ||
-	    db_prepare(&nt, db,
-		       "SELECT file, line, col, message, source FROM notes"
-		       " WHERE diag_id = ? ORDER BY seq"))
+		    " ORDER BY 5, 6, 7, s.identity_id",
+		    ""))
 		goto out;
-	wq_bind(cnt, p, f, opt);
-	wq_bind(st, p, f, opt);
-	db_bind_int(st, 7, p->run_id, 0);
-	db_bind_int(st, 8, p->position, 0);
-	db_bind_int(st, 9, f->limit > 0 ? f->limit : -1, 0);
-	db_bind_int(st, 10, f->offset, 0);
-	o = json_object();
-	if (sqlite3_step(cnt) != SQLITE_ROW)
-		goto fail;
-	json_object_set_new(o, "total",
-			    json_integer(sqlite3_column_int64(cnt, 0)));
-	arr = json_array();
-	json_object_set_new(o, "warnings", arr);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *w = json_object();
-
-		json_object_set_new(w, "identity", json_col_str(st, 13));
-		json_object_set_new(w, "identity_id", json_col_int(st, 0));
-		json_object_set_new(w, "state", json_col_str(st, 1));
-		json_object_set_new(w, "file", json_col_str(st, 4));
-		json_object_set_new(w, "line", json_col_int(st, 5));
-		json_object_set_new(w, "column", json_col_int(st, 6));
-		json_object_set_new(w, "function", json_col_str(st, 7));
-		json_object_set_new(w, "option", json_col_str(st, 8));
-		json_object_set_new(w, "message", json_col_str(st, 9));
-		json_object_set_new(w, "kind", json_col_str(st, 11));
-		json_object_set_new(w, "werror",
-				    json_boolean(sqlite3_column_int(st, 22)));
-		json_object_set_new(w, "source", json_col_str(st, 10));
-		json_object_set_new(w, "inline_chain", json_col_str(st, 23));
-		json_object_set_new(w, "object", json_col_str(st, 12));
-		/* the module the object is linked into (--build-dir) */
-		json_object_set_new(w, "composite", json_col_str(st, 24));
-		json_object_set_new(w, "seen", json_col_int(st, 2));
-		json_object_set_new(w, "build", json_col_int(st, 15));
-		json_object_set_new(w, "in_change",
-				    json_boolean(sqlite3_column_int(st, 18)));
-		json_object_set_new(w, "introduced",
-				    sqlite3_column_type(st, 16) == SQLITE_NULL ?
-					    jstr(p->base) :
-					    json_col_str(st, 16));
-		json_object_set_new(w, "fixed", json_col_str(st, 17));
-		json_object_set_new(w, "reproducer",
-				    reproducer(db, st, 12, 15));
-		/* kwarn classify's verdict on a fall-through, or nulls */
-		json_object_set_new(w, "verdict", json_col_str(st, 19));
-		json_object_set_new(w, "fix", json_col_str(st, 20));
-		json_object_set_new(w, "reason", json_col_str(st, 21));
-		json_object_set_new(
-			w, "notes",
-			sqlite3_column_type(st, 3) == SQLITE_NULL ?
-				json_array() :
-				notes_json(nt, sqlite3_column_int64(st, 3)));
-		json_array_append_new(arr, w);
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	/*
-	 * what people decided about each, one answer wherever it is shown,
-	 * and who brought it: read for the page alone
-	 */
-	if (query_triage_annotate(db, arr, "identity") ||
-	    introduced_authors(db, arr, p))
-		goto out;
-	*out = o;
-	o = NULL;
+	wq_bind(q.st, p, f, opt);
+	db_bind_int(q.st, 7, p->run_id, 0);
+	db_bind_int(q.st, 8, p->position, 0);
+	db_bind_int(q.st, 9, f->limit > 0 ? f->limit : -1, 0);
+	db_bind_int(q.st, 10, f->offset, 0);
+	batch = json_array();
 	ret = 0;
-	goto out;
-fail:
-	error("cannot read the warnings of commit %lld: %s", p->commit_id,
-	      sqlite3_errmsg(db));
+	while (!ret && db_next(&q)) {
+		json_array_append_new(batch, warning_json(q.st, nt, p));
+		if (json_array_size(batch) == WARNING_BATCH)
+			ret = batch_hand(db, batch, p, each, ctx);
+	}
+	if (db_done(&q, "cannot read the warnings of commit %lld",
+		    p->commit_id))
+		ret = -1;
+	if (!ret)
+		ret = batch_hand(db, batch, p, each, ctx);
 out:
-	json_decref(o);
-	sqlite3_finalize(cnt);
-	sqlite3_finalize(st);
+	json_decref(batch);
 	sqlite3_finalize(nt);
-	free(optbuf);
+	free(opt);
 	return ret;
+}
+
+/* query_point_warnings()'s EACH: into the array CTX. */
+static int collect(void *ctx, json_t *w)
+{
+	return json_array_append_new(ctx, w);
+}
+
+int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
+			 const struct warn_filter *f)
+{
+	json_t *arr = json_array();
+	long long total;
+
+	*out = NULL;
+	if (query_point_warnings_each(&total, db, p, f, collect, arr)) {
+		json_decref(arr);
+		return -1;
+	}
+	*out = json_pack("{s:I, s:o}", "total", (json_int_t)total, "warnings",
+			 arr);
+	return 0;
 }
 
 /* "triage" into the one warning W, as query_triage_annotate() sets it. */
@@ -340,14 +366,17 @@ static int triage_annotate_one(sqlite3 *db, json_t *w)
 int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		  long long commit_id)
 {
-	sqlite3_stmt *st = NULL, *nt = NULL;
+	struct db_read q;
+	sqlite3_stmt *nt = NULL;
 	long long fp_key;
-	json_t *w;
-	int rc, id = query_is_id(ident);
+	int id = query_is_id(ident), ret;
 
 	*out = NULL;
-	if (db_prepare(
-		    &st, db,
+	if (db_prepare(&nt, db,
+		       "SELECT file, line, col, message, source FROM notes"
+		       " WHERE diag_id = ? ORDER BY seq"))
+		return -1;
+	if (db_read(&q, db,
 		    "SELECT s.commit_id, d.id, d.file, d.line, d.col,"
 		    " d.source, d.message, o.path, i.fingerprint, d.function,"
 		    " d.option, cl.verdict, cl.fix, cl.reason, d.inline_chain,"
@@ -359,111 +388,79 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		    " WHERE ((i.fp_key = ?5 AND i.fingerprint = ?1)"
 		    "  OR (?2 AND i.id = ?3))"
 		    " AND (?4 IS NULL OR s.commit_id = ?4)"
-		    " ORDER BY s.commit_id DESC LIMIT 1") ||
-	    db_prepare(&nt, db,
-		       "SELECT file, line, col, message, source FROM notes"
-		       " WHERE diag_id = ? ORDER BY seq")) {
-		sqlite3_finalize(st);
+		    " ORDER BY s.commit_id DESC LIMIT 1",
+		    "sdin", ident, id, id ? strtoll(ident, NULL, 10) : -1LL,
+		    commit_id)) {
+		sqlite3_finalize(nt);
 		return -1;
 	}
-	db_bind_text(st, 1, ident);
-	sqlite3_bind_int(st, 2, id);
-	sqlite3_bind_int64(st, 3, id ? strtoll(ident, NULL, 10) : -1);
-	db_bind_int(st, 4, commit_id, 1);
 	/* the fingerprint is found through its indexed first 64 bits */
-	if (ident_fingerprint_key(&fp_key, ident))
-		sqlite3_bind_null(st, 5);
-	else
-		sqlite3_bind_int64(st, 5, fp_key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		w = json_object();
-		json_set_cols(w, st, 0,
+	if (!ident_fingerprint_key(&fp_key, ident))
+		sqlite3_bind_int64(q.st, 5, fp_key);
+	if (db_next(&q)) {
+		json_t *w = json_object();
+
+		json_set_cols(w, q.st, 0,
 			      "commit_id:i diag_id:i file:s line:i "
 			      "column:i source:s message:s object:s "
 			      "identity:s function:s option:s "
 			      "verdict:s fix:s reason:s "
 			      "inline_chain:s build:i");
-		json_object_set_new(w, "reproducer", reproducer(db, st, 7, 15));
+		/* attached at the edge (repro_attach()) */
+		json_object_set_new(w, "reproducer", json_null());
 		json_object_set_new(w, "notes",
 				    notes_json(nt,
-					       sqlite3_column_int64(st, 1)));
+					       sqlite3_column_int64(q.st, 1)));
 		json_object_del(w, "diag_id");
 		*out = w;
 	}
-	sqlite3_finalize(st);
 	sqlite3_finalize(nt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot look up warning '%s': %s", ident,
-			     sqlite3_errmsg(db));
-	if (*out && triage_annotate_one(db, *out)) {
+	ret = db_done(&q, "cannot look up warning '%s'", ident);
+	if (!ret && *out)
+		ret = triage_annotate_one(db, *out);
+	if (ret) {
 		json_decref(*out);
 		*out = NULL;
-		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 /* ---- files and boots ---- */
 
 int query_point_files(json_t **out, sqlite3 *db, long long commit_id)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *arr;
-	int rc;
+	struct db_read q;
 
-	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT DISTINCT i.file FROM states s JOIN identities i"
-		       " ON i.id = s.identity_id WHERE s.commit_id = ?"
-		       " AND i.file IS NOT NULL"))
+	if (db_read(&q, db,
+		    "SELECT DISTINCT i.file FROM states s JOIN identities i"
+		    " ON i.id = s.identity_id WHERE s.commit_id = ?"
+		    " AND i.file IS NOT NULL",
+		    "i", commit_id))
 		return -1;
-	db_bind_int(st, 1, commit_id, 0);
-	arr = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(arr, jstr(db_col_text(st, 0)));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
-		return error("cannot read the files of commit %lld: %s",
-			     commit_id, sqlite3_errmsg(db));
-	}
-	*out = arr;
-	return 0;
+	*out = json_array();
+	while (db_next(&q))
+		json_array_append_new(*out, jstr(db_col_text(q.st, 0)));
+	return query_rows_done(out, &q, "cannot read the files of commit %lld",
+			       commit_id);
 }
 
 int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *arr;
-	int rc;
+	struct db_read q;
 
 	*out = NULL;
-	if (db_prepare(
-		    &st, db,
+	if (db_read(&q, db,
 		    "SELECT i.file, SUM(s.state = 'new'), COUNT(*),"
 		    " SUM(" TRIAGE_STATE_OF(
 			    "i") " = 'open')"
 				 " FROM live_states s JOIN identities i"
 				 " ON i.id = s.identity_id WHERE s.commit_id = ?"
-				 " GROUP BY i.file"))
+				 " GROUP BY i.file",
+		    "i", commit_id))
 		return -1;
-	db_bind_int(st, 1, commit_id, 0);
-	arr = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *o = json_object();
-
-		json_set_cols(o, st, 0, "file:s new:i warnings:i open:i");
-		json_array_append_new(arr, o);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
-		return error("cannot count the files of commit %lld: %s",
-			     commit_id, sqlite3_errmsg(db));
-	}
-	*out = arr;
-	return 0;
+	*out = query_rows(&q, "file:s new:i warnings:i open:i");
+	return query_rows_done(out, &q, "cannot count the files of commit %lld",
+			       commit_id);
 }
 
 /* Which of "gcc" and "clang" the compilers array C names: bit 1, bit 2. */
@@ -485,31 +482,30 @@ static int compiler_families(json_t *c)
 int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		const char *only)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *arr = json_array(), *cur = NULL, *res;
+	struct db_read q;
+	sqlite3_stmt *st;
+	json_t *arr, *cur = NULL, *res;
 	const char *last = NULL;
 	size_t i;
-	int rc;
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT i.site, COALESCE(r.compiler, 'gcc'), i.file,"
-		       " i.function, i.option, i.message, i.fingerprint"
-		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
-		       " AND c.position = COALESCE(?2, (SELECT MAX(c2.position)"
-		       "  FROM commits c2 WHERE c2.run_id = r0.id"
-		       "  AND EXISTS (SELECT 1 FROM builds b"
-		       "   WHERE b.commit_id = c2.id)))"
-		       " JOIN live_states s ON s.commit_id = c.id"
-		       " JOIN identities i ON i.id = s.identity_id"
-		       " WHERE r0.id = ?1 AND i.site IS NOT NULL"
-		       " ORDER BY i.site, r.id")) {
-		json_decref(arr);
+	if (db_read(&q, db,
+		    "SELECT i.site, COALESCE(r.compiler, 'gcc'), i.file,"
+		    " i.function, i.option, i.message, i.fingerprint"
+		    " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
+		    " AND c.position = COALESCE(?2, (SELECT MAX(c2.position)"
+		    "  FROM commits c2 WHERE c2.run_id = r0.id"
+		    "  AND EXISTS (SELECT 1 FROM builds b"
+		    "   WHERE b.commit_id = c2.id)))"
+		    " JOIN live_states s ON s.commit_id = c.id"
+		    " JOIN identities i ON i.id = s.identity_id"
+		    " WHERE r0.id = ?1 AND i.site IS NOT NULL"
+		    " ORDER BY i.site, r.id",
+		    "in", run_id, (long long)position))
 		return -1;
-	}
-	db_bind_int(st, 1, run_id, 0);
-	db_bind_int(st, 2, position, 1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	st = q.st;
+	arr = json_array();
+	while (db_next(&q)) {
 		const char *site = db_col_text(st, 0);
 		json_t *w = json_object();
 
@@ -533,11 +529,9 @@ int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		json_object_set_new(w, "identity", json_col_str(st, 6));
 		json_array_append_new(json_object_get(cur, "warnings"), w);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (db_done(&q, "cannot read the sites of run %lld", run_id)) {
 		json_decref(arr);
-		return error("cannot read the run's sites: %s",
-			     sqlite3_errmsg(db));
+		return -1;
 	}
 	/* gcc: only gcc warns there; clang: only clang; both: both do */
 	res = json_array();

@@ -55,6 +55,21 @@ int query_point_warnings(json_t **out, sqlite3 *db, const struct query_point *p,
 			 const struct warn_filter *f);
 
 /*
+ * The same warnings row by row, for a reader that serializes or counts
+ * them as they come: each warning object, as described above, goes to
+ * EACH in order (EACH takes the reference), and the count of all that F
+ * selects, not only this page, to *total.  They are read, annotated and
+ * handed on a few hundred at a time, so a whole point's result is never
+ * held at once.  EACH returns 0 to go on, else a value that stops the
+ * read and becomes the return value; otherwise 0 or -1 (reported).
+ */
+typedef int query_warning_fn(void *ctx, json_t *w);
+int query_point_warnings_each(long long *total, sqlite3 *db,
+			      const struct query_point *p,
+			      const struct warn_filter *f,
+			      query_warning_fn *each, void *ctx);
+
+/*
  * Warning IDENT (its identity fingerprint, or an identities id) at commit
  * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
  * with commit_id, file, line, column, source, message, object, identity,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "json.h"
 #include "query.h"
 #include "arch.h"
 #include "repro.h"
@@ -253,21 +254,18 @@ static void add_kwarn_build(struct strbuf *sb, sqlite3_stmt *st,
 int repro_commands(char **out, sqlite3 *db, long long build_id,
 		   const char *object)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 	struct strbuf sb = STRBUF_INIT;
-	int rc, ret = -1;
+	sqlite3_stmt *st;
 
 	*out = NULL;
-	if (query_repro_stmt(&st, db, build_id))
+	if (query_repro_read(&q, db, build_id))
 		return -1;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
+	st = q.st;
+	if (!db_next(&q)) {
+		if (!db_done(&q, "cannot read build %lld", build_id))
 			error("no build %lld in the database", build_id);
-		else
-			error("cannot read build %lld: %s", build_id,
-			      sqlite3_errmsg(db));
-		goto out;
+		return -1;
 	}
 	if (object[0] == '-') {
 		/* make would take it for an option, quoted or not */
@@ -283,9 +281,33 @@ int repro_commands(char **out, sqlite3 *db, long long build_id,
 		add_kwarn_build(&sb, st, build_id, object);
 	}
 	*out = strbuf_detach(&sb, NULL);
-	ret = 0;
-out:
-	strbuf_release(&sb);
-	sqlite3_finalize(st);
-	return ret;
+	return db_done(&q, "cannot read build %lld", build_id);
+}
+
+/* "reproducer" of the one warning W (repro_attach()). */
+static void attach_one(sqlite3 *db, json_t *w)
+{
+	const char *obj = json_string_value(json_object_get(w, "object"));
+	json_t *build = json_object_get(w, "build");
+	char *s = NULL;
+
+	if (obj && json_is_integer(build) &&
+	    !repro_commands(&s, db, json_integer_value(build), obj))
+		json_object_set_new(w, "reproducer", jstr(s));
+	else
+		json_object_set_new(w, "reproducer", json_null());
+	free(s);
+}
+
+void repro_attach(sqlite3 *db, json_t *warnings)
+{
+	json_t *w;
+	size_t i;
+
+	if (json_is_object(warnings)) {
+		attach_one(db, warnings);
+		return;
+	}
+	json_array_foreach(warnings, i, w)
+		attach_one(db, w);
 }

@@ -60,4 +60,13 @@ void repro_vars_release(struct repro_vars *v);
 int repro_commands(char **out, sqlite3 *db, long long build_id,
 		   const char *object);
 
+/*
+ * Set "reproducer" in each warning of WARNINGS (an array of the query
+ * layer's warning objects, or one such object): repro_commands() of its
+ * "object" at its "build", or null when it has neither or the build is
+ * unknown.  The query layer leaves the key null; the edge that shows
+ * warnings (kwarn warnings and report, the server) attaches it here.
+ */
+void repro_attach(sqlite3 *db, json_t *warnings);
+
 #endif

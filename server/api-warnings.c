@@ -15,6 +15,7 @@
 #include "db.h"
 #include "json.h"
 #include "query.h"
+#include "repro.h"
 #include "server.h"
 #include "api-views.h"
 #include "util.h"
@@ -209,47 +210,61 @@ static char *result_key(const struct wquery *q)
 		       q->option ? q->option : "", q->files ? q->files : "");
 }
 
-/* Q's whole result as blob and index (texts of rows, their offsets). */
+/* A result being built: the rows' texts one after the other, and where. */
+struct result_text {
+	sqlite3 *db;
+	struct strbuf text;
+	size_t *off, n, alloc;
+};
+
+/* query_point_warnings_each()'s EACH: row W's text into CTX; 1: too big. */
+static int result_row(void *ctx, json_t *w)
+{
+	struct result_text *rt = ctx;
+	char *t;
+
+	repro_attach(rt->db, w);
+	t = json_dumps(w, JSON_COMPACT);
+	json_decref(w);
+	if (!t)
+		return 1;
+	if (rt->n + 2 > rt->alloc) {
+		rt->alloc = rt->alloc ? 2 * rt->alloc : 1024;
+		rt->off = xrealloc(rt->off, rt->alloc * sizeof(*rt->off));
+	}
+	rt->off[rt->n++] = rt->text.len;
+	strbuf_addstr(&rt->text, t);
+	free(t);
+	return rt->n > RESULT_ROWS || rt->text.len > RESULT_BYTES ? 1 : 0;
+}
+
+/*
+ * Q's whole result as blob and index (texts of rows, their offsets), the
+ * rows serialized as the query reads them; 1 if it is too big to keep.
+ */
 static int result_build(struct blob **text, struct blob **index, sqlite3 *db,
 			const struct wquery *q)
 {
+	struct result_text rt = { .db = db, .text = STRBUF_INIT };
 	struct warn_filter f = { 0 };
-	struct strbuf sb = STRBUF_INIT;
-	json_t *got = NULL, *rows, *w;
-	size_t *off, i, n;
-	int ret = 1;
+	long long total;
+	int rc;
 
 	filter_of(&f, q);
 	f.limit = -1;
 	f.offset = 0;
-	if (query_point_warnings(&got, db, q->p, &f))
-		return -1;
-	rows = json_object_get(got, "warnings");
-	n = json_array_size(rows);
-	if (n > RESULT_ROWS)
-		goto out;
-	off = xmalloc((n + 1) * sizeof(*off));
-	json_array_foreach(rows, i, w) {
-		char *t = json_dumps(w, JSON_COMPACT);
-
-		off[i] = sb.len;
-		if (t)
-			strbuf_addstr(&sb, t);
-		free(t);
-		if (!t || sb.len > RESULT_BYTES)
-			break;
+	rc = query_point_warnings_each(&total, db, q->p, &f, result_row, &rt);
+	if (!rc) {
+		if (!rt.off)
+			rt.off = xmalloc(sizeof(*rt.off));
+		rt.off[rt.n] = rt.text.len;
+		*text = blob_new(rt.text.buf, rt.text.len);
+		*index = blob_new((const char *)rt.off,
+				  (rt.n + 1) * sizeof(*rt.off));
 	}
-	if (i == n) {
-		off[n] = sb.len;
-		*text = blob_new(sb.buf, sb.len);
-		*index = blob_new((const char *)off, (n + 1) * sizeof(*off));
-		ret = 0;
-	}
-	free(off);
-out:
-	strbuf_release(&sb);
-	json_decref(got);
-	return ret;
+	free(rt.off);
+	strbuf_release(&rt.text);
+	return rc;
 }
 
 /*
@@ -564,6 +579,7 @@ static int warnings_run(struct api_reply *reply, const struct api_req *r,
 	filter_of(&f, q);
 	if (query_point_warnings(&got, db, q->p, &f))
 		return api_db_fail(reply, db);
+	repro_attach(db, json_object_get(got, "warnings"));
 	reply->json = warnings_envelope(
 		q, json_integer_value(json_object_get(got, "total")),
 		json_object_get(got, "warnings"));
@@ -999,6 +1015,7 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		api_db_fail(reply, r->db);
 		goto out;
 	}
+	repro_attach(r->db, w);
 	file = xstrdup(json_string_value(json_object_get(w, "file")));
 	line = (long)json_integer_value(json_object_get(w, "line"));
 	reply->json = w;
