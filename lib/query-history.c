@@ -33,13 +33,12 @@
 int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		      const char *cause, long long split)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *arr = NULL;
-	int rc;
+	struct db_read q;
+	sqlite3_stmt *st;
+	json_t *arr;
 
 	*out = NULL;
-	if (db_prepare(
-		    &st, db,
+	if (db_read(&q, db,
 		    "SELECT i.file, d.line, i.function, i.option, d.message,"
 		    " d.col, s.identity_id IN (SELECT s3.identity_id"
 		    "  FROM live_states s3 JOIN commits c3 ON c3.id = s3.commit_id"
@@ -52,13 +51,12 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		    " AND s.identity_id NOT IN (SELECT s2.identity_id"
 		    "  FROM live_states s2 JOIN commits c2 ON c2.id = s2.commit_id"
 		    "  WHERE c2.run_id = ?2 AND c2.position = 0)"
-		    " ORDER BY i.file, d.line"))
+		    " ORDER BY i.file, d.line",
+		    "iii", run, older, split))
 		return -1;
-	db_bind_int(st, 1, run, 0);
-	db_bind_int(st, 2, older, 0);
-	db_bind_int(st, 3, split, 0);
+	st = q.st;
 	arr = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (db_next(&q)) {
 		json_t *w = json_object();
 		const char *why = cause;
 
@@ -79,13 +77,8 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		json_object_set_new(w, "identity", json_col_str(st, 7));
 		json_array_append_new(arr, w);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
-		return error("cannot compare run %lld with run %lld: %s", run,
-			     older, sqlite3_errmsg(db));
-	}
-	if (query_triage_annotate(db, arr, "identity")) {
+	if (db_done(&q, "cannot compare run %lld with run %lld", run, older) ||
+	    query_triage_annotate(db, arr, "identity")) {
 		json_decref(arr);
 		return -1;
 	}
@@ -94,40 +87,32 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 }
 
 /*
- * The first column of ST's first row (a run id) into *out, -1 when there
- * is no row; finalizes ST.  Returns 0 or -1 (reported).
+ * The first column of Q's first row (a run id) into *out, -1 when there
+ * is no row; finishes Q.  Returns 0 or -1 (reported).
  */
-static int first_id(long long *out, sqlite3 *db, sqlite3_stmt *st)
+static int first_id(long long *out, struct db_read *q)
 {
-	int rc = sqlite3_step(st);
-
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot look up runs: %s", sqlite3_errmsg(db));
-	return 0;
+	*out = db_next(q) ? sqlite3_column_int64(q->st, 0) : -1;
+	return db_done(q, "cannot look up runs");
 }
 
 int query_previous_nightly(long long *out, sqlite3 *db, long long run,
 			   const char *name, const char *arch)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 
 	*out = -1;
-	if (db_prepare(
-		    &st, db,
+	if (db_read(&q, db,
 		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
 		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
 		    " AND t.name = ?1 AND r.id < ?2"
 		    " AND COALESCE(r.arch, 'x86_64') = COALESCE(?3,"
 		    "  (SELECT COALESCE(arch, 'x86_64') FROM runs WHERE id = ?2),"
 		    "  'x86_64')"
-		    " ORDER BY r.id DESC LIMIT 1"))
+		    " ORDER BY r.id DESC LIMIT 1",
+		    "sis", name, run, arch))
 		return -1;
-	db_bind_text(st, 1, name);
-	db_bind_int(st, 2, run, 0);
-	db_bind_text(st, 3, arch);
-	return first_id(out, db, st);
+	return first_id(out, &q);
 }
 
 int query_previous_nightly_of(long long *out, sqlite3 *db, long long run,
@@ -135,11 +120,10 @@ int query_previous_nightly_of(long long *out, sqlite3 *db, long long run,
 			      const char *warnings, const char *targets,
 			      const char *arch)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 
 	*out = -1;
-	if (db_prepare(
-		    &st, db,
+	if (db_read(&q, db,
 		    "SELECT r.id FROM runs r JOIN trees t ON t.id = r.tree_id"
 		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
 		    " AND t.name = ?1 AND r.id < ?2"
@@ -147,65 +131,56 @@ int query_previous_nightly_of(long long *out, sqlite3 *db, long long run,
 		    " AND json_extract(r.params, '$.warnings') IS ?4"
 		    " AND json_extract(r.params, '$.targets') IS ?5"
 		    " AND COALESCE(r.arch, 'x86_64') = COALESCE(?6, 'x86_64')"
-		    " ORDER BY r.id DESC LIMIT 1"))
+		    " ORDER BY r.id DESC LIMIT 1",
+		    "sissss", name, run, cc, warnings, targets, arch))
 		return -1;
-	db_bind_text(st, 1, name);
-	db_bind_int(st, 2, run, 0);
-	db_bind_text(st, 3, cc);
-	db_bind_text(st, 4, warnings);
-	db_bind_text(st, 5, targets);
-	db_bind_text(st, 6, arch);
-	return first_id(out, db, st);
+	return first_id(out, &q);
 }
 
 int query_nightly_with_compiler(long long *out, sqlite3 *db, long long tree_id,
 				const char *compiler)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 
 	*out = -1;
-	if (db_prepare(
-		    &st, db,
+	if (db_read(&q, db,
 		    "SELECT r.id FROM runs r JOIN commits c ON c.run_id = r.id"
 		    " AND c.position = 0 JOIN builds b ON b.commit_id = c.id"
 		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
 		    " AND r.tree_id = ? AND b.compiler = ?"
-		    " ORDER BY r.id DESC LIMIT 1"))
+		    " ORDER BY r.id DESC LIMIT 1",
+		    "is", tree_id, compiler))
 		return -1;
-	db_bind_int(st, 1, tree_id, 0);
-	db_bind_text(st, 2, compiler);
-	return first_id(out, db, st);
+	return first_id(out, &q);
 }
 
 int query_newest_older_tree(long long *out, sqlite3 *db, long long run,
 			    const char *name, const char *version,
 			    const char *compiler)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 	long long best = -1;
-	int rc;
 	long bv[3] = { -1, -1, -1 }, mv[3] = { 0, 0, 0 };
 	int best_same = 0;
 
 	sscanf(version, "%ld.%ld.%ld", &mv[0], &mv[1], &mv[2]);
-	if (db_prepare(&st, db,
-		       "SELECT r.id, COALESCE(t.version, ''),"
-		       " (SELECT b.compiler FROM commits c JOIN builds b"
-		       "  ON b.commit_id = c.id WHERE c.run_id = r.id"
-		       "  AND c.position = 0 ORDER BY b.id DESC LIMIT 1) = ?3"
-		       " FROM runs r JOIN trees t ON t.id = r.tree_id"
-		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.name <> ?1 AND r.id <> ?2 ORDER BY r.id"))
+	if (db_read(&q, db,
+		    "SELECT r.id, COALESCE(t.version, ''),"
+		    " (SELECT b.compiler FROM commits c JOIN builds b"
+		    "  ON b.commit_id = c.id WHERE c.run_id = r.id"
+		    "  AND c.position = 0 ORDER BY b.id DESC LIMIT 1) = ?3"
+		    " FROM runs r JOIN trees t ON t.id = r.tree_id"
+		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
+		    " AND t.name <> ?1 AND r.id <> ?2 ORDER BY r.id",
+		    "sis", name, run, compiler))
 		return -1;
-	db_bind_text(st, 1, name);
-	db_bind_int(st, 2, run, 0);
-	db_bind_text(st, 3, compiler);
 	*out = -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (db_next(&q)) {
 		long v[3] = { 0, 0, 0 };
-		int newer = 0, cmp = 0, same = sqlite3_column_int(st, 2);
+		int newer = 0, cmp = 0, same = sqlite3_column_int(q.st, 2);
 
-		sscanf(db_col_text(st, 1), "%ld.%ld.%ld", &v[0], &v[1], &v[2]);
+		sscanf(db_col_text(q.st, 1), "%ld.%ld.%ld", &v[0], &v[1],
+		       &v[2]);
 		for (int i = 0; i < 3; i++) {
 			if (v[i] != mv[i]) {
 				newer = v[i] > mv[i];
@@ -221,15 +196,13 @@ int query_newest_older_tree(long long *out, sqlite3 *db, long long run,
 			}
 		}
 		if (best < 0 || cmp > 0 || (cmp == 0 && same >= best_same)) {
-			best = sqlite3_column_int64(st, 0);
+			best = sqlite3_column_int64(q.st, 0);
 			memcpy(bv, v, sizeof(bv));
 			best_same = same;
 		}
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot look up older trees: %s",
-			     sqlite3_errmsg(db));
+	if (db_done(&q, "cannot look up older trees"))
+		return -1;
 	*out = best;
 	return 0;
 }
@@ -238,57 +211,49 @@ int query_nightly_measured(int *out, sqlite3 *db, const char *path,
 			   const char *sha, const char *config,
 			   const char *compiler)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_read q;
 
 	*out = 0;
-	if (db_prepare(&st, db,
-		       "SELECT 1 FROM runs r JOIN trees t ON t.id = r.tree_id"
-		       " JOIN commits c ON c.run_id = r.id AND c.position = 0"
-		       " JOIN builds b ON b.commit_id = c.id"
-		       " WHERE r.kind = 'nightly' AND r.status = 'done'"
-		       " AND t.sha256 IS ? AND t.source = ? AND r.config = ?"
-		       " AND b.compiler = ?"))
+	if (db_read(&q, db,
+		    "SELECT 1 FROM runs r JOIN trees t ON t.id = r.tree_id"
+		    " JOIN commits c ON c.run_id = r.id AND c.position = 0"
+		    " JOIN builds b ON b.commit_id = c.id"
+		    " WHERE r.kind = 'nightly' AND r.status = 'done'"
+		    " AND t.sha256 IS ? AND t.source = ? AND r.config = ?"
+		    " AND b.compiler = ?",
+		    "ssss", sha, path, config, compiler))
 		return -1;
-	db_bind_text(st, 1, sha);
-	db_bind_text(st, 2, path);
-	db_bind_text(st, 3, config);
-	db_bind_text(st, 4, compiler);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot look up nightly runs: %s",
-			     sqlite3_errmsg(db));
-	return 0;
+	*out = db_next(&q);
+	return db_done(&q, "cannot look up nightly runs");
 }
 
 int query_diff_each(sqlite3 *db, long long from, long long to,
 		    int (*fn)(const struct diff_row *row, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
+	struct db_read q;
+	sqlite3_stmt *st;
+	int ret = 0;
 
-	if (db_prepare(&st, db,
-		       "SELECT i.fingerprint, i.id, i.file,"
-		       " COALESCE(db.line, da.line), i.function, i.option,"
-		       " COALESCE(db.message, da.message, i.message),"
-		       " sa.state, sb.state, cl.verdict, cl.fix, cl.reason"
-		       " FROM identities i"
-		       " LEFT JOIN states sa ON sa.commit_id = ?1"
-		       "  AND sa.identity_id = i.id"
-		       " LEFT JOIN states sb ON sb.commit_id = ?2"
-		       "  AND sb.identity_id = i.id"
-		       " LEFT JOIN diagnostics da ON da.id = sa.diag_id"
-		       " LEFT JOIN diagnostics db ON db.id = sb.diag_id"
-		       " LEFT JOIN classifications cl ON cl.identity_id = i.id"
-		       " WHERE i.id IN (SELECT identity_id FROM live_states"
-		       "  WHERE commit_id IN (?1, ?2))"
-		       " ORDER BY i.file, 4, i.id"))
+	if (db_read(&q, db,
+		    "SELECT i.fingerprint, i.id, i.file,"
+		    " COALESCE(db.line, da.line), i.function, i.option,"
+		    " COALESCE(db.message, da.message, i.message),"
+		    " sa.state, sb.state, cl.verdict, cl.fix, cl.reason"
+		    " FROM identities i"
+		    " LEFT JOIN states sa ON sa.commit_id = ?1"
+		    "  AND sa.identity_id = i.id"
+		    " LEFT JOIN states sb ON sb.commit_id = ?2"
+		    "  AND sb.identity_id = i.id"
+		    " LEFT JOIN diagnostics da ON da.id = sa.diag_id"
+		    " LEFT JOIN diagnostics db ON db.id = sb.diag_id"
+		    " LEFT JOIN classifications cl ON cl.identity_id = i.id"
+		    " WHERE i.id IN (SELECT identity_id FROM live_states"
+		    "  WHERE commit_id IN (?1, ?2))"
+		    " ORDER BY i.file, 4, i.id",
+		    "ii", from, to))
 		return -1;
-	db_bind_int(st, 1, from, 0);
-	db_bind_int(st, 2, to, 0);
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	st = q.st;
+	while (!ret && db_next(&q)) {
 		struct diff_row w = {
 			.identity = (const char *)sqlite3_column_text(st, 0),
 			.identity_id = sqlite3_column_int64(st, 1),
@@ -308,100 +273,76 @@ int query_diff_each(sqlite3 *db, long long from, long long to,
 
 		ret = fn(&w, ctx);
 	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = error("cannot compare commits %lld and %lld: %s", from,
-			    to, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
+	if (db_done(&q, "cannot compare commits %lld and %lld", from, to))
+		return -1;
 	return ret;
 }
 
 int query_identity_states(json_t **out, sqlite3 *db, const char *ident,
 			  long long run_id)
 {
-	sqlite3_stmt *st = NULL, *rs = NULL;
-	long long fp_key = -1, iid = -1;
+	struct db_read q;
+	long long fp_key, iid = -1;
 	json_t *o = NULL, *arr;
-	int rc = SQLITE_ERROR, id = query_is_id(ident), ret = -1;
+	int id = query_is_id(ident);
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT i.id, i.fingerprint, (SELECT c.run_id FROM"
-		       "  states s JOIN commits c ON c.id = s.commit_id"
-		       "  WHERE s.identity_id = i.id ORDER BY c.run_id DESC"
-		       "  LIMIT 1) FROM identities i"
-		       " WHERE (i.fp_key = ?4 AND i.fingerprint = ?1)"
-		       " OR (?2 AND i.id = ?3)") ||
-	    db_prepare(&rs, db,
-		       "SELECT c.id, c.position, c.sha, c.subject, s.state,"
-		       " d.include_chain FROM commits c LEFT JOIN states s"
-		       " ON s.commit_id = c.id AND s.identity_id = ?1"
-		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		       " WHERE c.run_id = ?2 ORDER BY c.position"))
-		goto out;
-	db_bind_text(st, 1, ident);
-	sqlite3_bind_int(st, 2, id);
-	sqlite3_bind_int64(st, 3, id ? strtoll(ident, NULL, 10) : -1);
-	if (ident_fingerprint_key(&fp_key, ident))
-		sqlite3_bind_null(st, 4);
-	else
-		sqlite3_bind_int64(st, 4, fp_key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = 0;
-		goto out;
+	if (db_read(&q, db,
+		    "SELECT i.id, i.fingerprint, (SELECT c.run_id FROM"
+		    "  states s JOIN commits c ON c.id = s.commit_id"
+		    "  WHERE s.identity_id = i.id ORDER BY c.run_id DESC"
+		    "  LIMIT 1) FROM identities i"
+		    " WHERE (i.fp_key = ?4 AND i.fingerprint = ?1)"
+		    " OR (?2 AND i.id = ?3)",
+		    "sdi", ident, id, id ? strtoll(ident, NULL, 10) : -1LL))
+		return -1;
+	/* ?4 stays unbound, NULL, when IDENT has no key (any key may be < 0) */
+	if (!ident_fingerprint_key(&fp_key, ident))
+		sqlite3_bind_int64(q.st, 4, fp_key);
+	if (db_next(&q)) {
+		iid = sqlite3_column_int64(q.st, 0);
+		if (run_id < 0)
+			run_id = sqlite3_column_type(q.st, 2) == SQLITE_NULL ?
+					 0 :
+					 sqlite3_column_int64(q.st, 2);
+		o = json_object();
+		json_object_set_new(o, "identity", json_col_str(q.st, 1));
+		json_object_set_new(o, "identity_id", json_integer(iid));
+		json_object_set_new(o, "run", json_integer(run_id));
 	}
-	if (rc != SQLITE_ROW)
-		goto fail;
-	iid = sqlite3_column_int64(st, 0);
-	if (run_id < 0)
-		run_id = sqlite3_column_type(st, 2) == SQLITE_NULL ?
-				 0 :
-				 sqlite3_column_int64(st, 2);
-	o = json_object();
-	json_object_set_new(o, "identity", json_col_str(st, 1));
-	json_object_set_new(o, "identity_id", json_integer(iid));
-	json_object_set_new(o, "run", json_integer(run_id));
-	arr = json_array();
+	if (db_done(&q, "cannot read the states of warning '%s'", ident))
+		return -1;
+	if (!o)
+		return 0;
+	if (db_read(&q, db,
+		    "SELECT c.id, c.position, c.sha, c.subject, s.state,"
+		    " d.include_chain FROM commits c LEFT JOIN states s"
+		    " ON s.commit_id = c.id AND s.identity_id = ?1"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " WHERE c.run_id = ?2 ORDER BY c.position",
+		    "ii", iid, run_id)) {
+		json_decref(o);
+		return -1;
+	}
+	arr = query_rows(&q, "id:i position:i sha:s subject:s state:s"
+			     " include_chain:s");
+	if (query_rows_done(&arr, &q, "cannot read the states of warning '%s'",
+			    ident)) {
+		json_decref(o);
+		return -1;
+	}
 	json_object_set_new(o, "states", arr);
-	db_bind_int(rs, 1, iid, 0);
-	db_bind_int(rs, 2, run_id, 0);
-	while ((rc = sqlite3_step(rs)) == SQLITE_ROW) {
-		json_t *c = json_object();
-
-		json_set_cols(c, rs, 0,
-			      "id:i position:i sha:s subject:s state:s"
-			      " include_chain:s");
-		json_array_append_new(arr, c);
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
 	*out = o;
-	o = NULL;
-	ret = 0;
-	goto out;
-fail:
-	error("cannot read the states of warning '%s': %s", ident,
-	      sqlite3_errmsg(db));
-out:
-	json_decref(o);
-	sqlite3_finalize(st);
-	sqlite3_finalize(rs);
-	return ret;
+	return 0;
 }
 
-/* Every fingerprint ST (bound) returns, into the new array *out. */
-static int fingerprints(json_t **out, sqlite3 *db, sqlite3_stmt *st)
+/* Every fingerprint Q returns, into the new array *out; finishes Q. */
+static int fingerprints(json_t **out, struct db_read *q)
 {
-	int rc;
-
 	*out = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(*out, jstr(db_col_text(st, 0)));
-	if (rc == SQLITE_DONE)
-		return 0;
-	json_decref(*out);
-	*out = NULL;
-	return error("cannot look up warnings: %s", sqlite3_errmsg(db));
+	while (db_next(q))
+		json_array_append_new(*out, jstr(db_col_text(q->st, 0)));
+	return query_rows_done(out, q, "cannot look up warnings");
 }
 
 int query_identity_named(char **out, sqlite3 *db, const char *name)
@@ -424,7 +365,7 @@ int query_identity_named(char **out, sqlite3 *db, const char *name)
 		" WHERE d.file = ?1 AND d.line = ?2",
 	};
 	const char *colon = strrchr(name, ':');
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 	json_t *got = NULL;
 	long line;
 	size_t n;
@@ -436,13 +377,10 @@ int query_identity_named(char **out, sqlite3 *db, const char *name)
 		char *file = xstrndup(name, (size_t)(colon - name));
 
 		for (size_t i = 0; i < ARRAY_SIZE(by_line); i++) {
-			if (db_prepare(&st, db, by_line[i]))
+			if (db_read(&q, db, by_line[i], "si", file,
+				    (long long)line))
 				break;
-			db_bind_text(st, 1, file);
-			db_bind_int(st, 2, line, 0);
-			ret = fingerprints(&got, db, st);
-			sqlite3_finalize(st);
-			st = NULL;
+			ret = fingerprints(&got, &q);
 			if (ret || json_array_size(got))
 				break;
 			json_decref(got);
@@ -460,15 +398,13 @@ int query_identity_named(char **out, sqlite3 *db, const char *name)
 				name);
 			return 1;
 		}
-		if (db_prepare(&st, db,
-			       "SELECT fingerprint FROM identities"
-			       " WHERE substr(fingerprint, 1, ?2) = ?1"
-			       " LIMIT 11"))
+		if (db_read(&q, db,
+			    "SELECT fingerprint FROM identities"
+			    " WHERE substr(fingerprint, 1, ?2) = ?1"
+			    " LIMIT 11",
+			    "si", name, (long long)n))
 			return -1;
-		db_bind_text(st, 1, name);
-		db_bind_int(st, 2, (long long)n, 0);
-		ret = fingerprints(&got, db, st);
-		sqlite3_finalize(st);
+		ret = fingerprints(&got, &q);
 		if (ret)
 			return -1;
 	}
@@ -490,29 +426,22 @@ int query_identity_named(char **out, sqlite3 *db, const char *name)
 
 int query_identity_info(json_t **out, sqlite3 *db, const char *fingerprint)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 	long long key;
-	int rc;
 
 	*out = NULL;
 	if (ident_fingerprint_key(&key, fingerprint))
 		return 0;
-	if (db_prepare(&st, db,
-		       "SELECT file, function, COALESCE(option, kind), message"
-		       " FROM identities WHERE fp_key = ?1"
-		       " AND fingerprint = ?2"))
+	if (db_read(&q, db,
+		    "SELECT file, function, COALESCE(option, kind), message"
+		    " FROM identities WHERE fp_key = ?1"
+		    " AND fingerprint = ?2",
+		    "is", key, fingerprint))
 		return -1;
-	db_bind_int(st, 1, key, 0);
-	db_bind_text(st, 2, fingerprint);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	if (db_next(&q)) {
 		*out = json_object();
-		json_set_cols(*out, st, 0,
+		json_set_cols(*out, q.st, 0,
 			      "file:s function:s option:s message:s");
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot read warning '%s': %s", fingerprint,
-			     sqlite3_errmsg(db));
-	return 0;
+	return db_done(&q, "cannot read warning '%s'", fingerprint);
 }

@@ -43,23 +43,17 @@ static void triage_row(struct triage_rec *r, sqlite3_stmt *st, int first)
 int query_triage_current(struct triage_rec *out, sqlite3 *db,
 			 const char *fingerprint)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_read q;
 
 	memset(out, 0, sizeof(*out));
-	if (db_prepare(&st, db,
-		       "SELECT " TRIAGE_COLS " FROM triage"
-		       " WHERE fingerprint = ? ORDER BY id DESC LIMIT 1"))
+	if (db_read(&q, db,
+		    "SELECT " TRIAGE_COLS " FROM triage"
+		    " WHERE fingerprint = ? ORDER BY id DESC LIMIT 1",
+		    "s", fingerprint))
 		return -1;
-	db_bind_text(st, 1, fingerprint);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		triage_row(out, st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot read the triage of '%s': %s", fingerprint,
-			     sqlite3_errmsg(db));
-	return 0;
+	if (db_next(&q))
+		triage_row(out, q.st, 0);
+	return db_done(&q, "cannot read the triage of '%s'", fingerprint);
 }
 
 int query_triage_annotate(sqlite3 *db, json_t *warnings, const char *key)
@@ -101,55 +95,51 @@ int query_triage_annotate(sqlite3 *db, json_t *warnings, const char *key)
 	return 0;
 }
 
-/* FN for every row of ST (bound, TRIAGE_COLS), then ST finalized. */
-static int triage_rows(sqlite3 *db, sqlite3_stmt *st,
+/* FN for every row of Q (TRIAGE_COLS) till it returns nonzero; finishes Q. */
+static int triage_rows(struct db_read *q,
 		       int (*fn)(const struct triage_rec *r, void *ctx),
 		       void *ctx)
 {
-	int rc, ret = 0;
+	int ret = 0;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!ret && db_next(q)) {
 		struct triage_rec r;
 
-		triage_row(&r, st, 0);
+		triage_row(&r, q->st, 0);
 		ret = fn(&r, ctx);
 		triage_rec_release(&r);
-		if (ret)
-			break;
 	}
-	sqlite3_finalize(st);
-	if (ret)
+	if (db_done(q, "cannot read triage"))
 		return -1;
-	if (rc != SQLITE_DONE)
-		return error("cannot read triage: %s", sqlite3_errmsg(db));
-	return 0;
+	return ret ? -1 : 0;
 }
 
 int query_triage_each(sqlite3 *db, int current,
 		      int (*fn)(const struct triage_rec *r, void *ctx),
 		      void *ctx)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 
-	if (db_prepare(&st, db,
-		       current ? "SELECT " TRIAGE_COLS " FROM triage_current"
-				 " ORDER BY fingerprint, id" :
-				 "SELECT " TRIAGE_COLS " FROM triage"
-				 " ORDER BY fingerprint, id"))
+	if (db_read(&q, db,
+		    current ? "SELECT " TRIAGE_COLS " FROM triage_current"
+			      " ORDER BY fingerprint, id" :
+			      "SELECT " TRIAGE_COLS " FROM triage"
+			      " ORDER BY fingerprint, id",
+		    ""))
 		return -1;
-	return triage_rows(db, st, fn, ctx);
+	return triage_rows(&q, fn, ctx);
 }
 
 int query_triage_history(sqlite3 *db, const char *fingerprint,
 			 int (*fn)(const struct triage_rec *r, void *ctx),
 			 void *ctx)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 
-	if (db_prepare(&st, db,
-		       "SELECT " TRIAGE_COLS " FROM triage"
-		       " WHERE fingerprint = ? ORDER BY id"))
+	if (db_read(&q, db,
+		    "SELECT " TRIAGE_COLS " FROM triage"
+		    " WHERE fingerprint = ? ORDER BY id",
+		    "s", fingerprint))
 		return -1;
-	db_bind_text(st, 1, fingerprint);
-	return triage_rows(db, st, fn, ctx);
+	return triage_rows(&q, fn, ctx);
 }
