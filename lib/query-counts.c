@@ -121,39 +121,38 @@ out:
 
 int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_read q;
 	json_t *all = json_object(), *cur = NULL;
 	long long cur_id = -1;
+	const char *k;
 	char key[24];
-	int rc, ret = -1;
 
 	*out = NULL;
-	if (db_prepare(&st, db, "SELECT id FROM commits WHERE run_id = ?"))
-		goto out;
-	db_bind_int(st, 1, run_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+	if (db_read(&q, db, "SELECT id FROM commits WHERE run_id = ?", "i",
+		    run_id))
+		goto fail;
+	while (db_next(&q)) {
+		snprintf(key, sizeof(key), "%lld",
+			 sqlite3_column_int64(q.st, 0));
 		json_object_set_new(all, key, zero_counts());
 	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
+	if (db_done(&q, "cannot count the warnings of run %lld", run_id))
 		goto fail;
 	/*
 	 * The counts the collector wrote with each point's states
 	 * (point_counts): a few rows a commit, not a million states.
 	 */
-	if (db_prepare(&st, db,
-		       "SELECT p.commit_id, p.state, p.option, p.n"
-		       " FROM commits c JOIN point_counts p"
-		       " ON p.commit_id = c.id WHERE c.run_id = ?"
-		       " ORDER BY p.commit_id, p.option"))
-		goto out;
-	db_bind_int(st, 1, run_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long cid = sqlite3_column_int64(st, 0);
-		const char *state = db_col_text(st, 1);
-		long long n = sqlite3_column_int64(st, 3);
+	if (db_read(&q, db,
+		    "SELECT p.commit_id, p.state, p.option, p.n"
+		    " FROM commits c JOIN point_counts p"
+		    " ON p.commit_id = c.id WHERE c.run_id = ?"
+		    " ORDER BY p.commit_id, p.option",
+		    "i", run_id))
+		goto fail;
+	while (db_next(&q)) {
+		long long cid = sqlite3_column_int64(q.st, 0);
+		const char *state = db_col_text(q.st, 1);
+		long long n = sqlite3_column_int64(q.st, 3);
 
 		if (cid != cur_id) {
 			snprintf(key, sizeof(key), "%lld", cid);
@@ -165,340 +164,328 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
 		if (!strcmp(state, "new") || !strcmp(state, "present")) {
 			add_count(cur, "warnings", n);
 			add_count(json_object_get(cur, "by_option"),
-				  db_col_text(st, 2), n);
+				  db_col_text(q.st, 2), n);
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (db_done(&q, "cannot count the warnings of run %lld", run_id) ||
+	    triage_counts(all, db, run_id))
 		goto fail;
-	if (triage_counts(all, db, run_id))
-		goto out;
-	{
-		const char *k;
-
-		json_object_foreach(all, k, cur)
-			json_object_del(cur, "present");
-	}
+	json_object_foreach(all, k, cur)
+		json_object_del(cur, "present");
 	*out = all;
-	all = NULL;
-	ret = 0;
-	goto out;
+	return 0;
 fail:
-	error("cannot count the warnings of run %lld: %s", run_id,
-	      sqlite3_errmsg(db));
-out:
-	sqlite3_finalize(st);
 	json_decref(all);
-	return ret;
+	return -1;
+}
+
+/*
+ * The build and boot of a point's build, looked up for each point with
+ * BT prepared once (query_run_points()): bound to BUILD_ID, stepped, its
+ * row set in E, and reset for the next point.
+ */
+#define POINT_BUILD_SQL                                            \
+	"SELECT b.status, b.wall_ms, b.objects_compiled,"          \
+	" replace(replace(b.image, '/arch/x86/boot/bzImage', '')," \
+	"  '/arch/arm64/boot/Image', ''),"                         \
+	" bo.verdict, bo.duration_ms, bo.reason,"                  \
+	" (SELECT COUNT(*) FROM boot_modules m"                    \
+	"  WHERE m.boot_id = bo.id AND m.status = 'ok'),"          \
+	" (SELECT COUNT(*) FROM boot_modules m"                    \
+	"  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"         \
+	" (SELECT json_group_array(m.name) FROM boot_modules m"    \
+	"  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"         \
+	" b.cache_hits, b.cache_misses"                            \
+	" FROM builds b LEFT JOIN boots bo ON bo.id ="             \
+	" (SELECT MAX(id) FROM boots WHERE build_id = b.id)"       \
+	" WHERE b.id = ?"
+
+static void point_build(json_t *e, sqlite3_stmt *bt, long long build_id)
+{
+	db_bind_int(bt, 1, build_id, 0);
+	if (sqlite3_step(bt) == SQLITE_ROW) {
+		json_object_set_new(e, "status",
+				    json_string(db_col_text(bt, 0)));
+		json_object_set_new(e, "wall_ms",
+				    json_integer(sqlite3_column_int64(bt, 1)));
+		json_object_set_new(e, "objects_compiled",
+				    json_integer(sqlite3_column_int64(bt, 2)));
+		if (sqlite3_column_type(bt, 3) != SQLITE_NULL)
+			json_object_set_new(e, "build_dir",
+					    json_string(db_col_text(bt, 3)));
+		json_object_set_new(e, "verdict",
+				    sqlite3_column_type(bt, 4) == SQLITE_NULL ?
+					    json_null() :
+					    json_string(db_col_text(bt, 4)));
+		json_object_set_new(
+			e, "boot_ms",
+			sqlite3_column_type(bt, 5) == SQLITE_NULL ?
+				json_null() :
+				json_integer(sqlite3_column_int64(bt, 5)));
+		json_object_set_new(e, "boot_reason",
+				    sqlite3_column_type(bt, 6) == SQLITE_NULL ?
+					    json_null() :
+					    json_string(db_col_text(bt, 6)));
+		json_object_set_new(e, "modules",
+				    query_boot_modules_json(bt, 7));
+		json_set_cols(e, bt, 10, "cache_hits:i cache_misses:i");
+	}
+	sqlite3_reset(bt);
+}
+
+/*
+ * The warnings of commit CID into E's "warnings_list": the live ones,
+ * and the fixed: what each commit fixed.  Returns 0 or -1 (reported).
+ */
+static int point_warnings(json_t *e, sqlite3 *db, long long cid)
+{
+	struct warn_filter f = { 0 };
+	struct query_point pt = { 0 };
+	json_t *warnings, *got = NULL;
+
+	if (query_point(&pt, db, cid) ||
+	    query_point_warnings(&got, db, &pt, &f)) {
+		query_point_release(&pt);
+		return -1;
+	}
+	warnings = json_incref(json_object_get(got, "warnings"));
+	json_decref(got);
+	f.state = "fixed";
+	if (query_point_warnings(&got, db, &pt, &f)) {
+		query_point_release(&pt);
+		json_decref(warnings);
+		return -1;
+	}
+	json_array_extend(warnings, json_object_get(got, "warnings"));
+	json_decref(got);
+	query_point_release(&pt);
+	json_object_set_new(e, "warnings_list", warnings);
+	return 0;
+}
+
+/*
+ * The point of the row of ST (query_run_points()) onto ARR: its counts
+ * from COUNTS, its commit, its build through BT, its warnings.  Returns
+ * 0 or -1 (reported).
+ */
+static int run_point(json_t *arr, sqlite3_stmt *st, sqlite3_stmt *bt,
+		     sqlite3 *db, const json_t *counts)
+{
+	long long cid = sqlite3_column_int64(st, 0);
+	char key[24];
+	json_t *e;
+
+	snprintf(key, sizeof(key), "%lld", cid);
+	e = json_deep_copy(json_object_get(counts, key));
+	json_object_set_new(e, "commit", json_string(db_col_text(st, 1)));
+	json_object_set_new(e, "position",
+			    json_integer(sqlite3_column_int(st, 2)));
+	json_object_set_new(e, "subject", json_string(db_col_text(st, 3)));
+	json_object_set_new(e, "author", json_string(db_col_text(st, 4)));
+	json_object_set_new(e, "patch", json_string(db_col_text(st, 5)));
+	json_object_set_new(e, "apply_status", json_string(db_col_text(st, 6)));
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		json_object_set_new(e, "apply_error",
+				    json_string(db_col_text(st, 7)));
+	if (sqlite3_column_type(st, 8) == SQLITE_NULL) {
+		json_object_set_new(e, "build", json_null());
+		json_object_set_new(e, "status", json_string("not measured"));
+		json_object_set_new(e, "verdict", json_null());
+		json_object_set_new(e, "warnings_list", json_array());
+	} else {
+		json_object_set_new(e, "build", json_col_int(st, 8));
+		point_build(e, bt, sqlite3_column_int64(st, 8));
+		if (point_warnings(e, db, cid)) {
+			json_decref(e);
+			return -1;
+		}
+	}
+	json_array_append_new(arr, e);
+	return 0;
 }
 
 int query_run_points(json_t **out, sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL, *bt = NULL;
-	json_t *arr = json_array(), *counts = NULL;
-	int ret = -1;
+	struct db_read q;
+	sqlite3_stmt *bt = NULL;
+	json_t *counts = NULL;
+	int failed = 0;
 
 	*out = NULL;
 	if (query_run_counts(&counts, db, run_id) ||
-	    db_prepare(
-		    &st, db,
+	    db_prepare(&bt, db, POINT_BUILD_SQL) ||
+	    db_read(&q, db,
 		    "SELECT c.id, c.sha, c.position, c.subject, c.author,"
 		    " c.patch, c.apply_status, c.apply_error,"
 		    " (SELECT b.id FROM builds b WHERE b.commit_id = c.id"
 		    "  ORDER BY b.id DESC LIMIT 1)"
-		    " FROM commits c WHERE c.run_id = ? ORDER BY c.position") ||
-	    db_prepare(&bt, db,
-		       "SELECT b.status, b.wall_ms, b.objects_compiled,"
-		       " replace(replace(b.image, '/arch/x86/boot/bzImage', ''),"
-		       "  '/arch/arm64/boot/Image', ''),"
-		       " bo.verdict, bo.duration_ms, bo.reason,"
-		       " (SELECT COUNT(*) FROM boot_modules m"
-		       "  WHERE m.boot_id = bo.id AND m.status = 'ok'),"
-		       " (SELECT COUNT(*) FROM boot_modules m"
-		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
-		       " (SELECT json_group_array(m.name) FROM boot_modules m"
-		       "  WHERE m.boot_id = bo.id AND m.status <> 'ok'),"
-		       " b.cache_hits, b.cache_misses"
-		       " FROM builds b LEFT JOIN boots bo ON bo.id ="
-		       " (SELECT MAX(id) FROM boots WHERE build_id = b.id)"
-		       " WHERE b.id = ?"))
-		goto out;
-	db_bind_int(st, 1, run_id, 0);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long long cid = sqlite3_column_int64(st, 0);
-		char key[24];
-		json_t *e;
-
-		snprintf(key, sizeof(key), "%lld", cid);
-		e = json_deep_copy(json_object_get(counts, key));
-		struct warn_filter f = { 0 };
-		struct query_point pt = { 0 };
-		json_t *warnings = NULL, *got = NULL;
-		long long build_id;
-
-		json_object_set_new(e, "commit",
-				    json_string(db_col_text(st, 1)));
-		json_object_set_new(e, "position",
-				    json_integer(sqlite3_column_int(st, 2)));
-		json_object_set_new(e, "subject",
-				    json_string(db_col_text(st, 3)));
-		json_object_set_new(e, "author",
-				    json_string(db_col_text(st, 4)));
-		json_object_set_new(e, "patch",
-				    json_string(db_col_text(st, 5)));
-		json_object_set_new(e, "apply_status",
-				    json_string(db_col_text(st, 6)));
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			json_object_set_new(e, "apply_error",
-					    json_string(db_col_text(st, 7)));
-		if (sqlite3_column_type(st, 8) == SQLITE_NULL) {
-			json_object_set_new(e, "build", json_null());
-			json_object_set_new(e, "status",
-					    json_string("not measured"));
-			json_object_set_new(e, "verdict", json_null());
-			json_object_set_new(e, "warnings_list", json_array());
-			json_array_append_new(arr, e);
-			continue;
-		}
-		build_id = sqlite3_column_int64(st, 8);
-		json_object_set_new(e, "build", json_integer(build_id));
-		db_bind_int(bt, 1, build_id, 0);
-		if (sqlite3_step(bt) == SQLITE_ROW) {
-			json_object_set_new(e, "status",
-					    json_string(db_col_text(bt, 0)));
-			json_object_set_new(
-				e, "wall_ms",
-				json_integer(sqlite3_column_int64(bt, 1)));
-			json_object_set_new(
-				e, "objects_compiled",
-				json_integer(sqlite3_column_int64(bt, 2)));
-			if (sqlite3_column_type(bt, 3) != SQLITE_NULL)
-				json_object_set_new(
-					e, "build_dir",
-					json_string(db_col_text(bt, 3)));
-			json_object_set_new(
-				e, "verdict",
-				sqlite3_column_type(bt, 4) == SQLITE_NULL ?
-					json_null() :
-					json_string(db_col_text(bt, 4)));
-			json_object_set_new(
-				e, "boot_ms",
-				sqlite3_column_type(bt, 5) == SQLITE_NULL ?
-					json_null() :
-					json_integer(
-						sqlite3_column_int64(bt, 5)));
-			json_object_set_new(
-				e, "boot_reason",
-				sqlite3_column_type(bt, 6) == SQLITE_NULL ?
-					json_null() :
-					json_string(db_col_text(bt, 6)));
-			json_object_set_new(e, "modules",
-					    query_boot_modules_json(bt, 7));
-			json_set_cols(e, bt, 10, "cache_hits:i cache_misses:i");
-		}
-		sqlite3_reset(bt);
-		/* the live ones, and the fixed: what each commit fixed */
-		if (query_point(&pt, db, cid) ||
-		    query_point_warnings(&got, db, &pt, &f)) {
-			query_point_release(&pt);
-			json_decref(e);
-			goto out;
-		}
-		warnings = json_incref(json_object_get(got, "warnings"));
-		json_decref(got);
-		f.state = "fixed";
-		if (query_point_warnings(&got, db, &pt, &f)) {
-			query_point_release(&pt);
-			json_decref(warnings);
-			json_decref(e);
-			goto out;
-		}
-		json_array_extend(warnings, json_object_get(got, "warnings"));
-		json_decref(got);
-		query_point_release(&pt);
-		json_object_set_new(e, "warnings_list", warnings);
-		json_array_append_new(arr, e);
+		    " FROM commits c WHERE c.run_id = ? ORDER BY c.position",
+		    "i", run_id)) {
+		sqlite3_finalize(bt);
+		json_decref(counts);
+		return -1;
 	}
-	*out = arr;
-	arr = NULL;
-	ret = 0;
-out:
-	json_decref(arr);
-	json_decref(counts);
-	sqlite3_finalize(st);
+	*out = json_array();
+	while (!failed && db_next(&q))
+		failed = run_point(*out, q.st, bt, db, counts);
 	sqlite3_finalize(bt);
-	return ret;
+	json_decref(counts);
+	if (query_rows_done(out, &q, "cannot read the commits of run %lld",
+			    run_id))
+		return -1;
+	if (failed) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return failed;
 }
 
 int query_base_live_count(long long *out, sqlite3 *db, long long run)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct db_read q;
 
 	*out = 0;
-	if (db_prepare(&st, db,
-		       "SELECT COUNT(*) FROM live_states s JOIN commits c"
-		       " ON c.id = s.commit_id WHERE c.run_id = ?"
-		       " AND c.position = 0"))
+	if (db_read(&q, db,
+		    "SELECT COUNT(*) FROM live_states s JOIN commits c"
+		    " ON c.id = s.commit_id WHERE c.run_id = ?"
+		    " AND c.position = 0",
+		    "i", run))
 		return -1;
-	db_bind_int(st, 1, run, 0);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return error("cannot count the warnings of run %lld: %s", run,
-			     sqlite3_errmsg(db));
-	return 0;
+	if (db_next(&q))
+		*out = sqlite3_column_int64(q.st, 0);
+	return db_done(&q, "cannot count the warnings of run %lld", run);
 }
 
 int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *arr;
-	int rc;
+	struct db_read q;
 
 	*out = NULL;
 	/* live at the last built point, not live at the first */
-	if (db_prepare(&st, db,
-		       "WITH pts AS (SELECT c.id, c.position FROM commits c"
-		       "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
-		       "  WHERE b.commit_id = c.id)),"
-		       " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
-		       " SELECT i.file, d.line, i.function, i.message"
-		       " FROM live_states s JOIN identities i"
-		       " ON i.id = s.identity_id"
-		       " LEFT JOIN diagnostics d ON d.id = s.diag_id"
-		       " WHERE s.commit_id = (SELECT commit_id FROM run_tips"
-		       "  WHERE run_id = ?1)"
-		       " AND NOT EXISTS (SELECT 1 FROM live_states b"
-		       "  WHERE b.commit_id = (SELECT id FROM base)"
-		       "  AND b.identity_id = s.identity_id)"
-		       " AND NOT EXISTS (SELECT 1 FROM triage_settled t"
-		       "  WHERE t.fingerprint = i.fingerprint)"))
+	if (db_read(&q, db,
+		    "WITH pts AS (SELECT c.id, c.position FROM commits c"
+		    "  WHERE c.run_id = ?1 AND EXISTS (SELECT 1 FROM builds b"
+		    "  WHERE b.commit_id = c.id)),"
+		    " base AS (SELECT id FROM pts ORDER BY position LIMIT 1)"
+		    " SELECT i.file, d.line, i.function, i.message"
+		    " FROM live_states s JOIN identities i"
+		    " ON i.id = s.identity_id"
+		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
+		    " WHERE s.commit_id = (SELECT commit_id FROM run_tips"
+		    "  WHERE run_id = ?1)"
+		    " AND NOT EXISTS (SELECT 1 FROM live_states b"
+		    "  WHERE b.commit_id = (SELECT id FROM base)"
+		    "  AND b.identity_id = s.identity_id)"
+		    " AND NOT EXISTS (SELECT 1 FROM triage_settled t"
+		    "  WHERE t.fingerprint = i.fingerprint)",
+		    "i", run_id))
 		return -1;
-	db_bind_int(st, 1, run_id, 0);
-	arr = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	/* "" and 0 for NULL, not null: not json_set_cols() */
+	*out = json_array();
+	while (db_next(&q))
 		json_array_append_new(
-			arr, json_pack("{s:o, s:I, s:o, s:o}", "file",
-				       jstr(db_col_text(st, 0)), "line",
-				       (json_int_t)sqlite3_column_int(st, 1),
-				       "function", jstr(db_col_text(st, 2)),
-				       "message", jstr(db_col_text(st, 3))));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
-		return error("cannot compare the tip of run %lld: %s", run_id,
-			     sqlite3_errmsg(db));
-	}
-	*out = arr;
-	return 0;
+			*out, json_pack("{s:o, s:I, s:o, s:o}", "file",
+					jstr(db_col_text(q.st, 0)), "line",
+					(json_int_t)sqlite3_column_int(q.st, 1),
+					"function", jstr(db_col_text(q.st, 2)),
+					"message", jstr(db_col_text(q.st, 3))));
+	return query_rows_done(out, &q, "cannot compare the tip of run %lld",
+			       run_id);
+}
+
+/*
+ * The burn-down row of the row of ST (query_burndown()): the commit, and
+ * its counts from COUNTS when it was built.
+ */
+static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts)
+{
+	static const char *const keys[] = { "warnings",	 "new",
+					    "fixed",	 "not_built",
+					    "by_option", "by_triage" };
+	json_t *c = json_object(), *n;
+	int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
+	char key[24];
+
+	json_object_set_new(c, "commit", json_col_str(st, 2));
+	json_object_set_new(c, "id", json_col_int(st, 0));
+	json_object_set_new(c, "position", json_col_int(st, 1));
+	json_set_cols(c, st, 3, "subject:s patch:s apply_status:s build:i");
+	snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+	n = json_object_get(counts, key);
+	/* a commit without a build has no counts, not zero */
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+		json_object_set_new(
+			c, keys[k],
+			built && n ? json_incref(json_object_get(n, keys[k])) :
+			!strncmp(keys[k], "by_", 3) ? json_object() :
+						      json_null());
+	json_object_set_new(c, "boot", json_col_str(st, 7));
+	return c;
 }
 
 int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *arr = json_array(), *counts = NULL;
-	char key[24];
-	int rc = SQLITE_ERROR, ret = -1;
+	struct db_read q;
+	json_t *counts = NULL;
 
 	*out = NULL;
-	if (query_run_counts(&counts, db, run_id) ||
-	    db_prepare(
-		    &st, db,
+	if (query_run_counts(&counts, db, run_id))
+		return -1;
+	if (db_read(&q, db,
 		    "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
 		    " c.apply_status, x.bid, (SELECT bo.verdict FROM boots bo"
 		    "  WHERE bo.build_id = x.bid ORDER BY bo.id DESC LIMIT 1)"
 		    " FROM commits c, (SELECT cc.id AS cid, (SELECT MAX(b.id)"
 		    "  FROM builds b WHERE b.commit_id = cc.id) AS bid"
 		    "  FROM commits cc WHERE cc.run_id = ?1) x"
-		    " WHERE c.id = x.cid ORDER BY c.position"))
-		goto out;
-	db_bind_int(st, 1, run_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		static const char *const keys[] = { "warnings",	 "new",
-						    "fixed",	 "not_built",
-						    "by_option", "by_triage" };
-		json_t *c = json_object(), *n;
-		int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
-
-		json_object_set_new(c, "commit", json_col_str(st, 2));
-		json_object_set_new(c, "id", json_col_int(st, 0));
-		json_object_set_new(c, "position", json_col_int(st, 1));
-		json_set_cols(c, st, 3,
-			      "subject:s patch:s apply_status:s build:i");
-		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
-		n = json_object_get(counts, key);
-		/* a commit without a build has no counts, not zero */
-		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
-			json_object_set_new(
-				c, keys[k],
-				built && n ? json_incref(json_object_get(
-						     n, keys[k])) :
-				!strncmp(keys[k], "by_", 3) ? json_object() :
-							      json_null());
-		json_object_set_new(c, "boot", json_col_str(st, 7));
-		json_array_append_new(arr, c);
+		    " WHERE c.id = x.cid ORDER BY c.position",
+		    "i", run_id)) {
+		json_decref(counts);
+		return -1;
 	}
-	if (rc != SQLITE_DONE) {
-		error("cannot read the commits of run %lld: %s", run_id,
-		      sqlite3_errmsg(db));
-		goto out;
-	}
-	*out = arr;
-	arr = NULL;
-	ret = 0;
-out:
-	sqlite3_finalize(st);
+	*out = json_array();
+	while (db_next(&q))
+		json_array_append_new(*out, burndown_row(q.st, counts));
 	json_decref(counts);
-	json_decref(arr);
-	return ret;
+	return query_rows_done(out, &q, "cannot read the commits of run %lld",
+			       run_id);
 }
 
 int query_group_counts(json_t **out, sqlite3 *db, long long run_id)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *all = json_object();
+	struct db_read q;
 	char key[24];
-	int rc;
 
 	*out = NULL;
-	if (db_prepare(&st, db,
-		       "SELECT c.position, COALESCE(r.compiler, 'gcc')"
-		       "  || CASE WHEN COALESCE(r.arch, 'x86_64') = 'x86_64'"
-		       "  THEN '' ELSE '/' || r.arch END,"
-		       " EXISTS (SELECT 1 FROM builds b"
-		       "  WHERE b.commit_id = c.id),"
-		       " (SELECT TOTAL(p.n) FROM point_counts p"
-		       "  WHERE p.commit_id = c.id"
-		       "  AND p.state IN ('new', 'present'))"
-		       " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
-		       " WHERE r0.id = ? ORDER BY c.position, r.id")) {
-		json_decref(all);
+	if (db_read(&q, db,
+		    "SELECT c.position, COALESCE(r.compiler, 'gcc')"
+		    "  || CASE WHEN COALESCE(r.arch, 'x86_64') = 'x86_64'"
+		    "  THEN '' ELSE '/' || r.arch END,"
+		    " EXISTS (SELECT 1 FROM builds b"
+		    "  WHERE b.commit_id = c.id),"
+		    " (SELECT TOTAL(p.n) FROM point_counts p"
+		    "  WHERE p.commit_id = c.id"
+		    "  AND p.state IN ('new', 'present'))"
+		    " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
+		    " WHERE r0.id = ? ORDER BY c.position, r.id",
+		    "i", run_id))
 		return -1;
-	}
-	db_bind_int(st, 1, run_id, 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	*out = json_object();
+	while (db_next(&q)) {
 		json_t *pos;
 
-		snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
-		pos = json_object_get(all, key);
+		snprintf(key, sizeof(key), "%lld",
+			 sqlite3_column_int64(q.st, 0));
+		pos = json_object_get(*out, key);
 		if (!pos) {
 			pos = json_object();
-			json_object_set_new(all, key, pos);
+			json_object_set_new(*out, key, pos);
 		}
 		json_object_set_new(
-			pos, db_col_text(st, 1),
-			sqlite3_column_int(st, 2) ?
-				json_integer(sqlite3_column_int64(st, 3)) :
+			pos, db_col_text(q.st, 1),
+			sqlite3_column_int(q.st, 2) ?
+				json_integer(sqlite3_column_int64(q.st, 3)) :
 				json_null());
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(all);
-		return error("cannot count the run's compilers: %s",
-			     sqlite3_errmsg(db));
-	}
-	*out = all;
-	return 0;
+	return query_rows_done(out, &q, "cannot count the run's compilers");
 }
