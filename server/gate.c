@@ -9,20 +9,24 @@
  * others to libmicrohttpd (MHD_add_connection()), which reads the request
  * from the start.
  *
- * A connection kept alive comes back between requests: once MHD has
- * answered every request it read, and read nothing the gate did not
- * check, http.c's completion callback suspends it (gate_completed()),
- * the gate peeks at the next head the same way, and resumes it, or
- * answers the JSON error itself and leaves MHD an end of file.
+ * A POST's body is counted with its head: the gate reads on after it
+ * when it is in the bytes peeked at, and else expects the next head
+ * where the body ends.  A connection kept alive comes back between
+ * requests: once MHD has answered every request it read, and read
+ * nothing the gate did not check, http.c's completion callback suspends
+ * it (gate_completed()), the gate peeks at the next head the same way,
+ * and resumes it, or answers the JSON error itself and leaves MHD an end
+ * of file.
  *
  * A bad head pipelined behind good ones in the bytes the gate peeks at
  * would reach MHD unchecked, and a burst of pipelined requests longer
  * than those bytes would wait for a head the gate cannot see.  So such a
  * connection is relayed: the gate takes its bytes off the socket and a
- * thread of its own goes on reading the client, checks every head, gives
- * MHD only the good ones over a socket pair in place of the client's
- * socket, and copies MHD's answers back; after a bad head, once MHD has
- * answered every good one, it sends the JSON error and closes.
+ * thread of its own goes on reading the client, checks every head
+ * (passing a POST's body on unread), gives MHD only the good ones over a
+ * socket pair in place of the client's socket, and copies MHD's answers
+ * back; after a bad head, once MHD has answered every good one, it sends
+ * the JSON error and closes.
  *
  * The gate counts the connections open (pending heads and MHD's) and
  * answers one past --max-connections with a 503 and closes it at once:
@@ -99,6 +103,7 @@ struct gate_relay {
 	struct api_reply reply; /* the error after the last answer, if any */
 	int64_t deadline; /* for the head begun after GOOD */
 	size_t inlen, good; /* IN holds GOOD bytes of checked heads first */
+	size_t body; /* bytes of a POST's body still to pass on unread */
 	size_t outpos, outlen;
 	char in[GATE_MAX_HEAD];
 	char out[GATE_RELAY_OUT];
@@ -299,35 +304,31 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 }
 
 /*
- * Check the complete heads at the start of BUF (LEN bytes): their bytes
- * and number go to *BYTES and *NHEADS, up to the first bad or incomplete
- * one.  Returns 0 if at least one is good, else gate_head_check()'s
- * answer for the first; 1 (more to come) also when good heads are
- * followed by an incomplete one, *BYTES and *NHEADS counting the good.
- * A bad head after good ones fills BAD (its json stays NULL if there is
- * none).  The checks stop after a head with a body (*BODY set): what
- * follows is the body, and MHD reads on unchecked.
+ * Check the complete heads at the start of BUF (LEN bytes), a POST's
+ * body counted with its head: their bytes and number go to *BYTES and
+ * *NHEADS, up to the first bad or incomplete one.  Returns 0 if at least
+ * one is good, else gate_head_check()'s answer for the first; 1 (more to
+ * come) also when good heads are followed by an incomplete one, *BYTES
+ * and *NHEADS counting the good.  A bad head after good ones fills BAD
+ * (its json stays NULL if there is none).  The checks stop at a body not
+ * all in BUF, *BYTES then past LEN: MHD reads it, and the next head is
+ * where it ends.
  */
 static int heads_check(struct api_reply *reply, struct api_reply *bad,
 		       const char *buf, size_t len, size_t *bytes,
-		       unsigned long *nheads, int *body)
+		       unsigned long *nheads)
 {
 	size_t hlen, blen;
 	int rc = head_check(reply, buf, len, &hlen, &blen);
 
 	*bytes = 0;
 	*nheads = 0;
-	*body = 0;
 	bad->json = NULL;
 	if (rc)
 		return rc;
 	do {
-		*bytes += hlen;
+		*bytes += hlen + blen;
 		++*nheads;
-		if (blen) {
-			*body = 1;
-			return 0;
-		}
 	} while (*bytes < len &&
 		 !(rc = head_check(bad, buf + *bytes, len - *bytes, &hlen,
 				   &blen)));
@@ -541,7 +542,10 @@ static void relay_stop(struct gate_relay *r, struct api_reply *reply)
 	}
 }
 
-/* Check the heads R's client sent after the good ones; stop at a bad one. */
+/*
+ * Check the heads R's client sent after the good ones, a POST's body
+ * passed on unread; stop at a bad one.
+ */
 static void relay_check(struct gate_relay *r)
 {
 	struct api_reply reply = { .status = 200 };
@@ -549,14 +553,18 @@ static void relay_check(struct gate_relay *r)
 	int rc;
 
 	while (!r->stopped && r->good < r->inlen) {
+		if (r->body) {
+			body = r->inlen - r->good < r->body ?
+				       r->inlen - r->good :
+				       r->body;
+			r->good += body;
+			r->body -= body;
+			continue;
+		}
 		rc = head_check(&reply, r->in + r->good, r->inlen - r->good,
 				&hlen, &body);
 		if (rc > 0)
 			return;
-		if (!rc && body)
-			rc = api_fail(&reply, 400,
-				      "a request with a body in a pipelined"
-				      " burst (send it alone)");
 		if (rc < 0) {
 			/* the bad head and what follows never reach MHD */
 			r->inlen = r->good;
@@ -567,6 +575,7 @@ static void relay_check(struct gate_relay *r)
 		r->heads++;
 		pthread_mutex_unlock(&r->lock);
 		r->good += hlen;
+		r->body = body;
 	}
 }
 
@@ -737,6 +746,7 @@ static int relay_start(struct gate_relay **out, int *mhd_out, int client,
 	got = recv(client, r->in, n, MSG_DONTWAIT);
 	r->inlen = got > 0 ? (size_t)got : 0;
 	r->good = bytes <= r->inlen ? bytes : r->inlen;
+	r->body = bytes - r->good;
 	(void)fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK);
 	if (stop) {
 		r->inlen = r->good;
@@ -777,7 +787,7 @@ static void on_watch(int fd, uint32_t events)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int rc, client, mhd, full, body;
+	int rc, client, mhd, full;
 
 	if (!w->conn)
 		return;
@@ -790,8 +800,7 @@ static void on_watch(int fd, uint32_t events)
 		watch_release(fd);
 		return;
 	}
-	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads,
-			 &body);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	/* good heads fill what the gate peeks at: the relay reads on */
 	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
 	if (rc > 0 && !full && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
@@ -800,13 +809,6 @@ static void on_watch(int fd, uint32_t events)
 	}
 	if (rc < 0) {
 		watch_end(fd, &reply, (size_t)n);
-		return;
-	}
-	if (body) {
-		/* a body follows: MHD reads on alone, never watched again */
-		w->checked = UINT64_MAX;
-		w->heads += nheads;
-		watch_release(fd);
 		return;
 	}
 	if (bad.json || full) {
@@ -906,7 +908,7 @@ static void on_data(struct gate_slot *s)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int fd = s->fd, rc, mhd, full, body;
+	int fd = s->fd, rc, mhd, full;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -915,8 +917,7 @@ static void on_data(struct gate_slot *s)
 		close(fd);
 		return;
 	}
-	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads,
-			 &body);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	/* good heads fill what the gate peeks at: the relay reads on */
 	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
 	if (rc > 0 && !full)
@@ -924,9 +925,6 @@ static void on_data(struct gate_slot *s)
 	slot_close(s);
 	if (rc < 0) {
 		refuse(fd, &reply, (size_t)n);
-	} else if (body) {
-		/* a body follows: MHD reads on alone, never watched */
-		hand_over(fd, &s->addr, s->alen, 0, 0, NULL);
 	} else if (!bad.json && !full) {
 		hand_over(fd, &s->addr, s->alen, bytes, nheads, NULL);
 	} else if (relay_start(&r, &mhd, fd, (size_t)n, bytes, nheads,
@@ -989,11 +987,10 @@ static int expire_relay(struct gate_slot *s, int fd, struct api_reply *reply)
 	unsigned long nheads;
 	size_t bytes;
 	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
-	int mhd, body;
+	int mhd;
 
 	if (n <= 0 ||
-	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads,
-			&body) <= 0 ||
+	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads) <= 0 ||
 	    !nheads) {
 		json_decref(first.json);
 		json_decref(bad.json);

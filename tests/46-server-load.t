@@ -4,7 +4,8 @@
 # count and time: past --max-connections a connection is answered 503 and
 # closed at once, the server goes on answering and stops on SIGTERM; a
 # pipelined burst is answered whole and in order, a bad head after it in
-# JSON; any NUL in a head is a JSON 400.
+# JSON; any NUL in a head is a JSON 400; the heads after a POST's body
+# are the gate's to check too.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -99,4 +100,33 @@ done
 ok $? "after all that SIGTERM ends the server within 5 s"
 wait "$SERVER_PID"
 SERVER_PID=
+
+# a POST's body is counted with its head (a server that takes triage):
+# what follows the body is the gate's to check, in the same write, kept
+# alive or relayed
+printf 'alice %s\n' 0123456789abcdef0123456789abcdef >"$tmp/tokens"
+chmod 600 "$tmp/tokens"
+SERVER_ARGS="--triage-tokens $tmp/tokens" server_start "$DB"
+ok $? "a server that takes triage starts"
+w=$(sqlite3 "$DB" "SELECT fingerprint FROM identities LIMIT 1")
+body='{"state":"intended","reason":"gate"}'
+post="b'POST /api/warnings/$w/triage HTTP/1.1\\r\\nHost: localhost\\r\\nContent-Type: application/json\\r\\nAuthorization: Bearer 0123456789abcdef0123456789abcdef\\r\\nContent-Length: ${#body}\\r\\n"
+te="b'GET /api/health HTTP/1.1\\r\\nHost: localhost\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n'"
+te400='{"error":"a GET or HEAD takes no body (Transfer-Encoding refused)","status":400}'
+python3 "$load" "$PORT" talk "$post\\r\\n$body' + $te" >"$tmp/talk"
+grep -qxF "201 400 gate $te400" "$tmp/talk"
+ok $? "a POST, its body and a GET with Transfer-Encoding in one write: 201, then the gate's JSON 400 ($(cut -c1-40 "$tmp/talk"))"
+python3 "$load" "$PORT" talk "$post\\r\\n$body'" "$te" >"$tmp/talk"
+grep -qxF "201 400 gate $te400" "$tmp/talk"
+ok $? "a POST answered, then kept alive a GET with Transfer-Encoding: the gate's JSON 400 ($(cut -c1-40 "$tmp/talk"))"
+python3 "$load" "$PORT" talk "$post\\r\\n$body' + b'GET /api/health HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\nGET /x HTTP/2.0\\r\\nHost: localhost\\r\\n\\r\\n'" >"$tmp/talk"
+grep -qx '201 200 505 gate {"error":"HTTP version not supported (HTTP/1.0 and HTTP/1.1 are)","status":505}' "$tmp/talk"
+ok $? "a POST and its body, a GET, then HTTP/2.0 in one write: 201 200, then the gate's JSON 505, not MHD's HTML ($(cut -c1-40 "$tmp/talk"))"
+# in a relayed burst, a POST's body is passed on unread, the head after
+# it checked
+python3 "$load" "$PORT" pipeline 2000 "$post\\r\\n$body' + b'GET /api/health HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\nGET /x HTTP/2.0\\r\\nHost: localhost\\r\\n\\r\\n'" who >"$tmp/pipe"
+grep -qx '2003 inorder 200 505 gate {"error":"HTTP version not supported (HTTP/1.0 and HTTP/1.1 are)","status":505}' "$tmp/pipe"
+ok $? "2,000 pipelined (relayed), a POST and its body, a GET, then HTTP/2.0: 2,002 answers, then the gate's JSON 505 ($(cut -c1-40 "$tmp/pipe"))"
+server_stop
+ok $? "it stops on SIGTERM"
 done_tap
