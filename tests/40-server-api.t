@@ -685,6 +685,13 @@ grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
 t "Connection: close, then a bad head pipelined: the one answer, no error" \
 	jqe -Rn '[inputs] == ["HTTP/1.1 200 "]' "$tmp/lines"
 
+# a Content-Length libmicrohttpd would read otherwise than the gate, or
+# answer in HTML with its status line twice
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0 \r\n\r\n"
+t "Content-Length with a space after its digits: one 400 in JSON" raw_is 400
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n"
+t "two Content-Lengths: one 400 in JSON" raw_is 400
+
 # DNS rebinding: on loopback only local names are served
 t "Host: evil.example: 421 JSON" err_is 421 /api/health "evil.example" \
 	-H "Host: evil.example"

@@ -127,6 +127,12 @@ ok $? "a POST and its body, a GET, then HTTP/2.0 in one write: 201 200, then the
 python3 "$load" "$PORT" pipeline 2000 "$post\\r\\n$body' + b'GET /api/health HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\nGET /x HTTP/2.0\\r\\nHost: localhost\\r\\n\\r\\n'" who >"$tmp/pipe"
 grep -qx '2003 inorder 200 505 gate {"error":"HTTP version not supported (HTTP/1.0 and HTTP/1.1 are)","status":505}' "$tmp/pipe"
 ok $? "2,000 pipelined (relayed), a POST and its body, a GET, then HTTP/2.0: 2,002 answers, then the gate's JSON 505 ($(cut -c1-40 "$tmp/pipe"))"
+python3 "$load" "$PORT" send "${post/Content-Length: ${#body}/Content-Length: ${#body} }\\r\\n$body'" >"$tmp/send"
+grep -qx '400 {"error":"bad Content-Length: want its digits alone","status":400}' "$tmp/send"
+ok $? "a Content-Length with a space after it: one JSON 400, not MHD's two status lines and HTML ($(cat "$tmp/send"))"
+python3 "$load" "$PORT" send "${post}Content-Length: 99\\r\\n\\r\\n$body'" >"$tmp/send"
+grep -qx '400 {"error":"more than one Content-Length","status":400}' "$tmp/send"
+ok $? "two Content-Lengths (MHD reads the first): JSON 400 ($(cat "$tmp/send"))"
 server_stop
 ok $? "it stops on SIGTERM"
 done_tap

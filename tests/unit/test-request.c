@@ -124,6 +124,25 @@ static const struct {
 	  400 },
 	{ "GET / HTTP/1.1\r\n\r\n", -1, 400 },
 	{ "GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", -1, 400 },
+	/* libmicrohttpd answers a space after the digits in HTML */
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 0 \r\n\r\n", -1, 400 },
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length:\t0\r\n\r\n", 0, 0 },
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 00\r\n\r\n", 0, 0 },
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n", -1, 400 },
+	/* it reads the first of two, where the body ends */
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+	  "Content-Length: 50\r\n\r\n",
+	  -1, 400 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", 0, 0 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n", 0, 0 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8193\r\n\r\n", -1,
+	  413 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 12345678901234\r\n"
+	  "\r\n",
+	  -1, 413 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n", -1, 400 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+	  -1, 400 },
 };
 
 /* The reply's body as text (owned), "" if none. */
