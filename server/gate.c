@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * The gate: kwarn-server's listening socket.  libmicrohttpd 0.9.75
- * answers a request head it cannot parse with HTML of its own (and sends
- * its status line twice for a negative Content-Length), before any
- * callback of ours runs.  So one thread accepts the connections, peeks at
- * the head of each one's first request without consuming it, answers a
- * head that libmicrohttpd would refuse with a JSON error, and hands the
- * others to libmicrohttpd (MHD_add_connection()), which reads the request
- * from the start.
+ * The gate: kwarn-server's listening socket, and the one owner of a
+ * request head's syntax and limits.  libmicrohttpd 0.9.75 answers a
+ * request head it cannot parse with HTML of its own (and sends its
+ * status line twice for a bad Content-Length), before any callback of
+ * ours runs.  So one thread accepts the connections, peeks at the head
+ * of each one's first request without consuming it, answers a bad head
+ * with a JSON error, and hands the others to libmicrohttpd
+ * (MHD_add_connection()), which reads the request from the start.
+ * head_check() is the rule, with the one set of limits below: the
+ * request line, NUL bytes, header lines, the target's length (414), the
+ * head's lines and bytes (431), one Host, no Transfer-Encoding, and a
+ * body only for a POST, of one Content-Length up to TRIAGE_MAX_BODY
+ * (413).  http.c checks only what a head means (Host, method, route,
+ * type, origin, token).
  *
  * A POST's body is counted with its head: the gate reads on after it
  * when it is in the bytes peeked at, and else expects the next head
@@ -27,6 +33,14 @@
  * socket pair in place of the client's socket, and copies MHD's answers
  * back; after a bad head, once MHD has answered every good one, it sends
  * the JSON error and closes.
+ *
+ * One path is left: a request that comes in a later packet while MHD
+ * still reads the ones before (pipelined in separate writes, or behind
+ * a POST whose body came after its head) is read by MHD before the gate
+ * sees it.  For such a request http.c asks gate_request_check(), which
+ * holds the head MHD parsed to the same rule; only what MHD itself
+ * refuses to parse (a bad request line or version, a malformed header
+ * line) still gets its HTML there.
  *
  * The gate counts the connections open (pending heads and MHD's) and
  * answers one past --max-connections with a 503 and closes it at once:
@@ -57,13 +71,27 @@
 #include "util.h"
 #include "banned.h"
 
-/* A first request head longer than this is 431. */
-#define GATE_MAX_HEAD (64 << 10)
+/*
+ * The limits of a request head, the one set of them (doc/man's ERRORS
+ * print them): every head the gate peeks at or relays, and every one
+ * MHD read unseen (gate_request_check()), is held to these.
+ */
+/* Bytes of the request target (path and query): more is 414. */
+#define HEAD_MAX_TARGET 2048
+/* Header lines: more is 431. */
+#define HEAD_MAX_LINES 100
+/*
+ * Bytes of the whole head, request line to empty line: more is 431.
+ * MHD keeps a connection's head in its pool (http.c's MEMORY_LIMIT).
+ */
+#define HEAD_MAX_BYTES (32 << 10)
+
+/* Bytes the gate peeks at: the pipelined heads it checks at once. */
+#define GATE_PEEK (64 << 10)
 /* Connections whose head is still coming; more are refused (503). */
 #define GATE_SLOTS 512
 /* Seconds a client has to send its first request head: then 408. */
 #define GATE_TIMEOUT 10
-#define GATE_MAX_HEADERS 100
 /* Seconds a kept-alive connection may wait for its next request. */
 #define GATE_IDLE 30
 /* Seconds a relay waits for the client to take its last answer. */
@@ -105,7 +133,7 @@ struct gate_relay {
 	size_t inlen, good; /* IN holds GOOD bytes of checked heads first */
 	size_t body; /* bytes of a POST's body still to pass on unread */
 	size_t outpos, outlen;
-	char in[GATE_MAX_HEAD];
+	char in[GATE_PEEK];
 	char out[GATE_RELAY_OUT];
 };
 
@@ -135,7 +163,7 @@ static struct {
 	unsigned npending; /* slots in use */
 	int starting, live; /* handed to MHD and not started; MHD's open */
 	struct gate_slot slot[GATE_SLOTS];
-	char buf[GATE_MAX_HEAD + 1];
+	char buf[GATE_PEEK + 1];
 } g = { .listen_fd = -1, .epoll_fd = -1, .wake_fd = -1 };
 
 /* The length of the line at S (up to LEN), its '\n' not counted. */
@@ -163,6 +191,13 @@ static int is_token(const char *s, size_t n)
 	return 1;
 }
 
+static int target_too_long(struct api_reply *reply)
+{
+	return api_fail(reply, 414,
+			"request target too long (at most %d bytes)",
+			HEAD_MAX_TARGET);
+}
+
 /* Check the request line L (N bytes, no line end). */
 static int check_request_line(struct api_reply *reply, const char *l, size_t n)
 {
@@ -178,6 +213,8 @@ static int check_request_line(struct api_reply *reply, const char *l, size_t n)
 				" (HTTP/0.9 is not served)");
 	if (sp2 == sp1 + 1)
 		return api_fail(reply, 400, "bad request line: empty target");
+	if ((size_t)(sp2 - sp1 - 1) > HEAD_MAX_TARGET)
+		return target_too_long(reply);
 	v = sp2 + 1;
 	vlen = n - (size_t)(v - l);
 	if (memchr(v, ' ', vlen))
@@ -190,6 +227,29 @@ static int check_request_line(struct api_reply *reply, const char *l, size_t n)
 				"HTTP version not supported (HTTP/1.0 and"
 				" HTTP/1.1 are)");
 	return api_fail(reply, 400, "bad request line: bad HTTP version");
+}
+
+/*
+ * A head over HEAD_MAX_BYTES, LEN bytes of it in BUF: 414 if a target
+ * over HEAD_MAX_TARGET is why (all of the request line may not be in),
+ * else 431.
+ */
+static int head_too_large(struct api_reply *reply, const char *buf, size_t len)
+{
+	size_t n = line_len(buf, len);
+	const char *sp1 = memchr(buf, ' ', n), *end;
+
+	if (sp1) {
+		end = memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - buf));
+		if (!end)
+			end = buf + n;
+		if ((size_t)(end - sp1 - 1) > HEAD_MAX_TARGET)
+			return target_too_long(reply);
+	}
+	return api_fail(reply, 431,
+			"request head too large (at most %d header lines and"
+			" %d bytes)",
+			HEAD_MAX_LINES, HEAD_MAX_BYTES);
 }
 
 /* 1 if header line H (N bytes) is named NAME (any case). */
@@ -255,6 +315,8 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 			break;
 	}
 	*hlen = pos + n + 1;
+	if (*hlen > HEAD_MAX_BYTES)
+		return head_too_large(reply, buf, len);
 	len = pos;
 	n = line_len(buf, len);
 	rl = n && buf[n - 1] == '\r' ? n - 1 : n;
@@ -269,11 +331,8 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 
 		n = line_len(h, len - pos);
 		hl = n && h[n - 1] == '\r' ? n - 1 : n;
-		if (++lines > GATE_MAX_HEADERS)
-			return api_fail(reply, 431,
-					"request headers too large (at most %d"
-					" lines)",
-					GATE_MAX_HEADERS);
+		if (++lines > HEAD_MAX_LINES)
+			return head_too_large(reply, buf, len);
 		colon = memchr(h, ':', hl);
 		if (!colon || !is_token(h, (size_t)(colon - h)))
 			return api_fail(reply, 400,
@@ -301,9 +360,9 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 				"an HTTP/1.1 request takes one Host header");
 	return 0;
 more:
-	if (len >= GATE_MAX_HEAD)
-		return api_fail(reply, 431, "request head over %d bytes",
-				GATE_MAX_HEAD);
+	/* what is missing makes it longer still */
+	if (len >= HEAD_MAX_BYTES)
+		return head_too_large(reply, buf, len);
 	return 1;
 }
 
@@ -793,7 +852,7 @@ static void on_watch(int fd, uint32_t events)
 	struct api_reply reply = { .status = 200 };
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
 				  .data.u32 = ID_WATCH | (uint32_t)fd };
-	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
+	ssize_t n = recv(fd, g.buf, GATE_PEEK, MSG_PEEK | MSG_DONTWAIT);
 	struct api_reply bad;
 	struct gate_relay *r;
 	unsigned long nheads;
@@ -813,7 +872,7 @@ static void on_watch(int fd, uint32_t events)
 	}
 	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	/* good heads fill what the gate peeks at: the relay reads on */
-	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
+	full = rc > 0 && nheads && n == GATE_PEEK;
 	if (rc > 0 && !full && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
 		epoll_ctl(g.epoll_fd, EPOLL_CTL_MOD, fd, &ev);
 		return;
@@ -893,10 +952,12 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	    ioctl(fd, FIONREAD, &queued))
 		return;
 	/*
-	 * XXX MHD read a request the gate never saw (it came in a later
-	 * packet while MHD read the ones before): MHD answers it, a bad one
-	 * with its own HTML.  Ending the connection here instead would drop
-	 * the good requests a pipelining client sent in separate writes.
+	 * MHD read a request the gate never saw (it came in a later packet
+	 * while MHD read the ones before): MHD goes on alone, and http.c
+	 * holds each request after to the gate's rule through
+	 * gate_request_check(); a head MHD cannot parse gets its HTML.
+	 * Ending the connection here instead would drop the good requests
+	 * a pipelining client sent in separate writes.
 	 */
 	if (ti.tcpi_bytes_received - (uint64_t)queued != w->checked)
 		return;
@@ -911,10 +972,47 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	}
 }
 
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	strbuf_addf(cls, "%s: %s\r\n", key, value ? value : "");
+	return MHD_YES;
+}
+
+int gate_request_check(struct api_reply *reply, struct MHD_Connection *c,
+		       const char *method, const char *target,
+		       const char *version)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct strbuf sb = STRBUF_INIT;
+	size_t hlen, body;
+	int rc;
+
+	/*
+	 * Requests are answered in order: the next one is the gate's if it
+	 * checked more heads than MHD has answered.  A relay checks all.
+	 */
+	if (ci && ci->connect_fd >= 0 && (size_t)ci->connect_fd < g.nwatch) {
+		struct gate_watch *w = &g.watch[ci->connect_fd];
+
+		if (__atomic_load_n(&w->relay, __ATOMIC_ACQUIRE) ||
+		    w->done < w->heads)
+			return 0;
+	}
+	/* the head again from MHD's parse of it, whose end it found */
+	strbuf_addf(&sb, "%s %s %s\r\n", method, target, version);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, &sb);
+	strbuf_addstr(&sb, "\r\n");
+	rc = head_check(reply, sb.buf, sb.len, &hlen, &body);
+	strbuf_release(&sb);
+	return rc < 0 ? -1 : 0;
+}
+
 static void on_data(struct gate_slot *s)
 {
 	struct api_reply reply = { .status = 200 };
-	ssize_t n = recv(s->fd, g.buf, GATE_MAX_HEAD, MSG_PEEK);
+	ssize_t n = recv(s->fd, g.buf, GATE_PEEK, MSG_PEEK);
 	struct api_reply bad;
 	struct gate_relay *r;
 	unsigned long nheads;
@@ -930,7 +1028,7 @@ static void on_data(struct gate_slot *s)
 	}
 	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	/* good heads fill what the gate peeks at: the relay reads on */
-	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
+	full = rc > 0 && nheads && n == GATE_PEEK;
 	if (rc > 0 && !full)
 		return;
 	slot_close(s);
@@ -997,7 +1095,7 @@ static int expire_relay(struct gate_slot *s, int fd, struct api_reply *reply)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
+	ssize_t n = recv(fd, g.buf, GATE_PEEK, MSG_PEEK | MSG_DONTWAIT);
 	int mhd;
 
 	if (n <= 0 ||
