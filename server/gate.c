@@ -1,28 +1,46 @@
 // SPDX-License-Identifier: MIT
 /*
- * The gate: kwarn-server's listening socket.  libmicrohttpd 0.9.75
- * answers a request head it cannot parse with HTML of its own (and sends
- * its status line twice for a negative Content-Length), before any
- * callback of ours runs.  So one thread accepts the connections, peeks at
- * the head of each one's first request without consuming it, answers a
- * head that libmicrohttpd would refuse with a JSON error, and hands the
- * others to libmicrohttpd (MHD_add_connection()), which reads the request
- * from the start.
+ * The gate: kwarn-server's listening socket, and the one owner of a
+ * request head's syntax and limits.  libmicrohttpd 0.9.75 answers a
+ * request head it cannot parse with HTML of its own (and sends its
+ * status line twice for a bad Content-Length), before any callback of
+ * ours runs.  So one thread accepts the connections, peeks at the head
+ * of each one's first request without consuming it, answers a bad head
+ * with a JSON error, and hands the others to libmicrohttpd
+ * (MHD_add_connection()), which reads the request from the start.
+ * head_check() is the rule, with the one set of limits below: the
+ * request line, NUL bytes, header lines, the target's length (414), the
+ * head's lines and bytes (431), one Host, no Transfer-Encoding, and a
+ * body only for a POST, of one Content-Length up to TRIAGE_MAX_BODY
+ * (413).  http.c checks only what a head means (Host, method, route,
+ * type, origin, token).
  *
- * A connection kept alive comes back between requests: once MHD has
- * answered every request it read, and read nothing the gate did not
- * check, http.c's completion callback suspends it (gate_completed()),
- * the gate peeks at the next head the same way, and resumes it, or
- * answers the JSON error itself and leaves MHD an end of file.
+ * A POST's body is counted with its head: the gate reads on after it
+ * when it is in the bytes peeked at, and else expects the next head
+ * where the body ends.  A connection kept alive comes back between
+ * requests: once MHD has answered every request it read, and read
+ * nothing the gate did not check, http.c's completion callback suspends
+ * it (gate_completed()), the gate peeks at the next head the same way,
+ * and resumes it, or answers the JSON error itself and leaves MHD an end
+ * of file.
  *
  * A bad head pipelined behind good ones in the bytes the gate peeks at
  * would reach MHD unchecked, and a burst of pipelined requests longer
  * than those bytes would wait for a head the gate cannot see.  So such a
  * connection is relayed: the gate takes its bytes off the socket and a
- * thread of its own goes on reading the client, checks every head, gives
- * MHD only the good ones over a socket pair in place of the client's
- * socket, and copies MHD's answers back; after a bad head, once MHD has
- * answered every good one, it sends the JSON error and closes.
+ * thread of its own goes on reading the client, checks every head
+ * (passing a POST's body on unread), gives MHD only the good ones over a
+ * socket pair in place of the client's socket, and copies MHD's answers
+ * back; after a bad head, once MHD has answered every good one, it sends
+ * the JSON error and closes.
+ *
+ * One path is left: a request that comes in a later packet while MHD
+ * still reads the ones before (pipelined in separate writes, or behind
+ * a POST whose body came after its head) is read by MHD before the gate
+ * sees it.  For such a request http.c asks gate_request_check(), which
+ * holds the head MHD parsed to the same rule; only what MHD itself
+ * refuses to parse (a bad request line or version, a malformed header
+ * line) still gets its HTML there.
  *
  * The gate counts the connections open (pending heads and MHD's) and
  * answers one past --max-connections with a 503 and closes it at once:
@@ -53,13 +71,27 @@
 #include "util.h"
 #include "banned.h"
 
-/* A first request head longer than this is 431. */
-#define GATE_MAX_HEAD (64 << 10)
+/*
+ * The limits of a request head, the one set of them (doc/man's ERRORS
+ * print them): every head the gate peeks at or relays, and every one
+ * MHD read unseen (gate_request_check()), is held to these.
+ */
+/* Bytes of the request target (path and query): more is 414. */
+#define HEAD_MAX_TARGET 2048
+/* Header lines: more is 431. */
+#define HEAD_MAX_LINES 100
+/*
+ * Bytes of the whole head, request line to empty line: more is 431.
+ * MHD keeps a connection's head in its pool (http.c's MEMORY_LIMIT).
+ */
+#define HEAD_MAX_BYTES (32 << 10)
+
+/* Bytes the gate peeks at: the pipelined heads it checks at once. */
+#define GATE_PEEK (64 << 10)
 /* Connections whose head is still coming; more are refused (503). */
 #define GATE_SLOTS 512
 /* Seconds a client has to send its first request head: then 408. */
 #define GATE_TIMEOUT 10
-#define GATE_MAX_HEADERS 100
 /* Seconds a kept-alive connection may wait for its next request. */
 #define GATE_IDLE 30
 /* Seconds a relay waits for the client to take its last answer. */
@@ -99,8 +131,9 @@ struct gate_relay {
 	struct api_reply reply; /* the error after the last answer, if any */
 	int64_t deadline; /* for the head begun after GOOD */
 	size_t inlen, good; /* IN holds GOOD bytes of checked heads first */
+	size_t body; /* bytes of a POST's body still to pass on unread */
 	size_t outpos, outlen;
-	char in[GATE_MAX_HEAD];
+	char in[GATE_PEEK];
 	char out[GATE_RELAY_OUT];
 };
 
@@ -130,7 +163,7 @@ static struct {
 	unsigned npending; /* slots in use */
 	int starting, live; /* handed to MHD and not started; MHD's open */
 	struct gate_slot slot[GATE_SLOTS];
-	char buf[GATE_MAX_HEAD + 1];
+	char buf[GATE_PEEK + 1];
 } g = { .listen_fd = -1, .epoll_fd = -1, .wake_fd = -1 };
 
 /* The length of the line at S (up to LEN), its '\n' not counted. */
@@ -158,6 +191,13 @@ static int is_token(const char *s, size_t n)
 	return 1;
 }
 
+static int target_too_long(struct api_reply *reply)
+{
+	return api_fail(reply, 414,
+			"request target too long (at most %d bytes)",
+			HEAD_MAX_TARGET);
+}
+
 /* Check the request line L (N bytes, no line end). */
 static int check_request_line(struct api_reply *reply, const char *l, size_t n)
 {
@@ -173,6 +213,8 @@ static int check_request_line(struct api_reply *reply, const char *l, size_t n)
 				" (HTTP/0.9 is not served)");
 	if (sp2 == sp1 + 1)
 		return api_fail(reply, 400, "bad request line: empty target");
+	if ((size_t)(sp2 - sp1 - 1) > HEAD_MAX_TARGET)
+		return target_too_long(reply);
 	v = sp2 + 1;
 	vlen = n - (size_t)(v - l);
 	if (memchr(v, ' ', vlen))
@@ -187,12 +229,64 @@ static int check_request_line(struct api_reply *reply, const char *l, size_t n)
 	return api_fail(reply, 400, "bad request line: bad HTTP version");
 }
 
+/*
+ * A head over HEAD_MAX_BYTES, LEN bytes of it in BUF: 414 if a target
+ * over HEAD_MAX_TARGET is why (all of the request line may not be in),
+ * else 431.
+ */
+static int head_too_large(struct api_reply *reply, const char *buf, size_t len)
+{
+	size_t n = line_len(buf, len);
+	const char *sp1 = memchr(buf, ' ', n), *end;
+
+	if (sp1) {
+		end = memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - buf));
+		if (!end)
+			end = buf + n;
+		if ((size_t)(end - sp1 - 1) > HEAD_MAX_TARGET)
+			return target_too_long(reply);
+	}
+	return api_fail(reply, 431,
+			"request head too large (at most %d header lines and"
+			" %d bytes)",
+			HEAD_MAX_LINES, HEAD_MAX_BYTES);
+}
+
 /* 1 if header line H (N bytes) is named NAME (any case). */
 static int header_is(const char *h, size_t n, const char *name)
 {
 	size_t k = strlen(name);
 
 	return n > k && h[k] == ':' && !strncasecmp(h, name, k);
+}
+
+/*
+ * The Content-Length header's value, V to END, into *BODY for a POST
+ * (POST), which may take TRIAGE_MAX_BODY bytes; any other request takes
+ * none.  Digits alone: libmicrohttpd answers a space after them in
+ * HTML, with its status line twice.
+ */
+static int content_length(struct api_reply *reply, const char *v,
+			  const char *end, int post, size_t *body)
+{
+	size_t cl = 0;
+
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	if (v == end || strspn(v, "0123456789") < (size_t)(end - v))
+		return api_fail(reply, 400,
+				"bad Content-Length: want its digits alone");
+	for (; v < end && cl <= TRIAGE_MAX_BODY; v++)
+		cl = cl * 10 + (size_t)(*v - '0');
+	if (cl && !post)
+		return api_fail(reply, 400,
+				"a GET or HEAD takes no body"
+				" (Content-Length must be 0)");
+	if (cl > TRIAGE_MAX_BODY)
+		return api_fail(reply, 413, "a request body over %d bytes",
+				TRIAGE_MAX_BODY);
+	*body = cl;
+	return 0;
 }
 
 /*
@@ -204,7 +298,7 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 		      size_t *hlen, size_t *body)
 {
 	size_t pos, n, rl, lines = 0;
-	int te = 0, host = 0, v11, post;
+	int te = 0, host = 0, clen = 0, v11, post;
 
 	/* the head ends at the first empty line */
 	for (pos = 0;; pos += n + 1) {
@@ -221,6 +315,8 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 			break;
 	}
 	*hlen = pos + n + 1;
+	if (*hlen > HEAD_MAX_BYTES)
+		return head_too_large(reply, buf, len);
 	len = pos;
 	n = line_len(buf, len);
 	rl = n && buf[n - 1] == '\r' ? n - 1 : n;
@@ -235,11 +331,8 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 
 		n = line_len(h, len - pos);
 		hl = n && h[n - 1] == '\r' ? n - 1 : n;
-		if (++lines > GATE_MAX_HEADERS)
-			return api_fail(reply, 431,
-					"request headers too large (at most %d"
-					" lines)",
-					GATE_MAX_HEADERS);
+		if (++lines > HEAD_MAX_LINES)
+			return head_too_large(reply, buf, len);
 		colon = memchr(h, ':', hl);
 		if (!colon || !is_token(h, (size_t)(colon - h)))
 			return api_fail(reply, 400,
@@ -248,31 +341,13 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 			te = 1;
 		if (header_is(h, hl, "Host"))
 			host++;
-		if (header_is(h, hl, "Content-Length")) {
-			const char *v = colon + 1, *end = h + hl;
-
-			while (v < end && (*v == ' ' || *v == '\t'))
-				v++;
-			while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
-				end--;
-			if (post && end > v && end - v <= 9 &&
-			    strspn(v, "0123456789") >= (size_t)(end - v)) {
-				size_t cl = 0;
-
-				while (v < end)
-					cl = cl * 10 + (size_t)(*v++ - '0');
-				if (cl > TRIAGE_MAX_BODY)
-					return api_fail(reply, 413,
-							"a request body over"
-							" %d bytes",
-							TRIAGE_MAX_BODY);
-				*body = cl;
-			} else if (end - v != 1 || *v != '0') {
-				return api_fail(reply, 400,
-						"a GET or HEAD takes no body"
-						" (Content-Length must be 0)");
-			}
-		}
+		/* MHD takes the first of two, the gate would count the last */
+		if (header_is(h, hl, "Content-Length") &&
+		    (clen++ ? api_fail(reply, 400,
+				       "more than one Content-Length") :
+			      content_length(reply, colon + 1, h + hl, post,
+					     body)))
+			return -1;
 	}
 	if (te)
 		return api_fail(reply, 400,
@@ -285,9 +360,9 @@ static int head_check(struct api_reply *reply, const char *buf, size_t len,
 				"an HTTP/1.1 request takes one Host header");
 	return 0;
 more:
-	if (len >= GATE_MAX_HEAD)
-		return api_fail(reply, 431, "request head over %d bytes",
-				GATE_MAX_HEAD);
+	/* what is missing makes it longer still */
+	if (len >= HEAD_MAX_BYTES)
+		return head_too_large(reply, buf, len);
 	return 1;
 }
 
@@ -299,35 +374,31 @@ int gate_head_check(struct api_reply *reply, const char *buf, size_t len)
 }
 
 /*
- * Check the complete heads at the start of BUF (LEN bytes): their bytes
- * and number go to *BYTES and *NHEADS, up to the first bad or incomplete
- * one.  Returns 0 if at least one is good, else gate_head_check()'s
- * answer for the first; 1 (more to come) also when good heads are
- * followed by an incomplete one, *BYTES and *NHEADS counting the good.
- * A bad head after good ones fills BAD (its json stays NULL if there is
- * none).  The checks stop after a head with a body (*BODY set): what
- * follows is the body, and MHD reads on unchecked.
+ * Check the complete heads at the start of BUF (LEN bytes), a POST's
+ * body counted with its head: their bytes and number go to *BYTES and
+ * *NHEADS, up to the first bad or incomplete one.  Returns 0 if at least
+ * one is good, else gate_head_check()'s answer for the first; 1 (more to
+ * come) also when good heads are followed by an incomplete one, *BYTES
+ * and *NHEADS counting the good.  A bad head after good ones fills BAD
+ * (its json stays NULL if there is none).  The checks stop at a body not
+ * all in BUF, *BYTES then past LEN: MHD reads it, and the next head is
+ * where it ends.
  */
 static int heads_check(struct api_reply *reply, struct api_reply *bad,
 		       const char *buf, size_t len, size_t *bytes,
-		       unsigned long *nheads, int *body)
+		       unsigned long *nheads)
 {
 	size_t hlen, blen;
 	int rc = head_check(reply, buf, len, &hlen, &blen);
 
 	*bytes = 0;
 	*nheads = 0;
-	*body = 0;
 	bad->json = NULL;
 	if (rc)
 		return rc;
 	do {
-		*bytes += hlen;
+		*bytes += hlen + blen;
 		++*nheads;
-		if (blen) {
-			*body = 1;
-			return 0;
-		}
 	} while (*bytes < len &&
 		 !(rc = head_check(bad, buf + *bytes, len - *bytes, &hlen,
 				   &blen)));
@@ -541,7 +612,10 @@ static void relay_stop(struct gate_relay *r, struct api_reply *reply)
 	}
 }
 
-/* Check the heads R's client sent after the good ones; stop at a bad one. */
+/*
+ * Check the heads R's client sent after the good ones, a POST's body
+ * passed on unread; stop at a bad one.
+ */
 static void relay_check(struct gate_relay *r)
 {
 	struct api_reply reply = { .status = 200 };
@@ -549,14 +623,18 @@ static void relay_check(struct gate_relay *r)
 	int rc;
 
 	while (!r->stopped && r->good < r->inlen) {
+		if (r->body) {
+			body = r->inlen - r->good < r->body ?
+				       r->inlen - r->good :
+				       r->body;
+			r->good += body;
+			r->body -= body;
+			continue;
+		}
 		rc = head_check(&reply, r->in + r->good, r->inlen - r->good,
 				&hlen, &body);
 		if (rc > 0)
 			return;
-		if (!rc && body)
-			rc = api_fail(&reply, 400,
-				      "a request with a body in a pipelined"
-				      " burst (send it alone)");
 		if (rc < 0) {
 			/* the bad head and what follows never reach MHD */
 			r->inlen = r->good;
@@ -567,6 +645,7 @@ static void relay_check(struct gate_relay *r)
 		r->heads++;
 		pthread_mutex_unlock(&r->lock);
 		r->good += hlen;
+		r->body = body;
 	}
 }
 
@@ -737,6 +816,7 @@ static int relay_start(struct gate_relay **out, int *mhd_out, int client,
 	got = recv(client, r->in, n, MSG_DONTWAIT);
 	r->inlen = got > 0 ? (size_t)got : 0;
 	r->good = bytes <= r->inlen ? bytes : r->inlen;
+	r->body = bytes - r->good;
 	(void)fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK);
 	if (stop) {
 		r->inlen = r->good;
@@ -772,12 +852,12 @@ static void on_watch(int fd, uint32_t events)
 	struct api_reply reply = { .status = 200 };
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
 				  .data.u32 = ID_WATCH | (uint32_t)fd };
-	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
+	ssize_t n = recv(fd, g.buf, GATE_PEEK, MSG_PEEK | MSG_DONTWAIT);
 	struct api_reply bad;
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int rc, client, mhd, full, body;
+	int rc, client, mhd, full;
 
 	if (!w->conn)
 		return;
@@ -790,23 +870,15 @@ static void on_watch(int fd, uint32_t events)
 		watch_release(fd);
 		return;
 	}
-	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads,
-			 &body);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	/* good heads fill what the gate peeks at: the relay reads on */
-	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
+	full = rc > 0 && nheads && n == GATE_PEEK;
 	if (rc > 0 && !full && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
 		epoll_ctl(g.epoll_fd, EPOLL_CTL_MOD, fd, &ev);
 		return;
 	}
 	if (rc < 0) {
 		watch_end(fd, &reply, (size_t)n);
-		return;
-	}
-	if (body) {
-		/* a body follows: MHD reads on alone, never watched again */
-		w->checked = UINT64_MAX;
-		w->heads += nheads;
-		watch_release(fd);
 		return;
 	}
 	if (bad.json || full) {
@@ -880,10 +952,12 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	    ioctl(fd, FIONREAD, &queued))
 		return;
 	/*
-	 * XXX MHD read a request the gate never saw (it came in a later
-	 * packet while MHD read the ones before): MHD answers it, a bad one
-	 * with its own HTML.  Ending the connection here instead would drop
-	 * the good requests a pipelining client sent in separate writes.
+	 * MHD read a request the gate never saw (it came in a later packet
+	 * while MHD read the ones before): MHD goes on alone, and http.c
+	 * holds each request after to the gate's rule through
+	 * gate_request_check(); a head MHD cannot parse gets its HTML.
+	 * Ending the connection here instead would drop the good requests
+	 * a pipelining client sent in separate writes.
 	 */
 	if (ti.tcpi_bytes_received - (uint64_t)queued != w->checked)
 		return;
@@ -898,15 +972,52 @@ void gate_completed(struct MHD_Connection *c, int reuse)
 	}
 }
 
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	strbuf_addf(cls, "%s: %s\r\n", key, value ? value : "");
+	return MHD_YES;
+}
+
+int gate_request_check(struct api_reply *reply, struct MHD_Connection *c,
+		       const char *method, const char *target,
+		       const char *version)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct strbuf sb = STRBUF_INIT;
+	size_t hlen, body;
+	int rc;
+
+	/*
+	 * Requests are answered in order: the next one is the gate's if it
+	 * checked more heads than MHD has answered.  A relay checks all.
+	 */
+	if (ci && ci->connect_fd >= 0 && (size_t)ci->connect_fd < g.nwatch) {
+		struct gate_watch *w = &g.watch[ci->connect_fd];
+
+		if (__atomic_load_n(&w->relay, __ATOMIC_ACQUIRE) ||
+		    w->done < w->heads)
+			return 0;
+	}
+	/* the head again from MHD's parse of it, whose end it found */
+	strbuf_addf(&sb, "%s %s %s\r\n", method, target, version);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, &sb);
+	strbuf_addstr(&sb, "\r\n");
+	rc = head_check(reply, sb.buf, sb.len, &hlen, &body);
+	strbuf_release(&sb);
+	return rc < 0 ? -1 : 0;
+}
+
 static void on_data(struct gate_slot *s)
 {
 	struct api_reply reply = { .status = 200 };
-	ssize_t n = recv(s->fd, g.buf, GATE_MAX_HEAD, MSG_PEEK);
+	ssize_t n = recv(s->fd, g.buf, GATE_PEEK, MSG_PEEK);
 	struct api_reply bad;
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	int fd = s->fd, rc, mhd, full, body;
+	int fd = s->fd, rc, mhd, full;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -915,18 +1026,14 @@ static void on_data(struct gate_slot *s)
 		close(fd);
 		return;
 	}
-	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads,
-			 &body);
+	rc = heads_check(&reply, &bad, g.buf, (size_t)n, &bytes, &nheads);
 	/* good heads fill what the gate peeks at: the relay reads on */
-	full = rc > 0 && nheads && n == GATE_MAX_HEAD;
+	full = rc > 0 && nheads && n == GATE_PEEK;
 	if (rc > 0 && !full)
 		return;
 	slot_close(s);
 	if (rc < 0) {
 		refuse(fd, &reply, (size_t)n);
-	} else if (body) {
-		/* a body follows: MHD reads on alone, never watched */
-		hand_over(fd, &s->addr, s->alen, 0, 0, NULL);
 	} else if (!bad.json && !full) {
 		hand_over(fd, &s->addr, s->alen, bytes, nheads, NULL);
 	} else if (relay_start(&r, &mhd, fd, (size_t)n, bytes, nheads,
@@ -988,12 +1095,11 @@ static int expire_relay(struct gate_slot *s, int fd, struct api_reply *reply)
 	struct gate_relay *r;
 	unsigned long nheads;
 	size_t bytes;
-	ssize_t n = recv(fd, g.buf, GATE_MAX_HEAD, MSG_PEEK | MSG_DONTWAIT);
-	int mhd, body;
+	ssize_t n = recv(fd, g.buf, GATE_PEEK, MSG_PEEK | MSG_DONTWAIT);
+	int mhd;
 
 	if (n <= 0 ||
-	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads,
-			&body) <= 0 ||
+	    heads_check(&first, &bad, g.buf, (size_t)n, &bytes, &nheads) <= 0 ||
 	    !nheads) {
 		json_decref(first.json);
 		json_decref(bad.json);

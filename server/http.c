@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * The HTTP layer: libmicrohttpd with a pool of threads (epoll), the checks
- * made before a request is read whole (Host, method, sizes, no body), the
- * decoding of the request target, static files from the web folder, and
- * errors as JSON.  The routes are api.c's.
+ * of what a request means made before its body is read (Host, method, a
+ * POST's route, type, origin and token), the decoding of the request
+ * target, static files from the web folder, and errors as JSON.  The
+ * routes are api.c's.  A request head's syntax and limits (the target's
+ * length, header lines and bytes, bodies) are the gate's alone (gate.c):
+ * it checked every head before MHD reads it, but one MHD read first,
+ * which refuse_early() gives to gate_request_check().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,17 +30,12 @@
 #include "util.h"
 #include "banned.h"
 
-/* Longest request target (path and query) we read: longer is 414. */
-#define MAX_URI 2048
-/* More header lines or bytes than these is 431. */
-#define MAX_HEADERS 100
-#define MAX_HEADER_BYTES (32 << 10)
 /*
  * What libmicrohttpd may hold of one request.  It answers requests that
- * do not fit with HTML of its own, so this is above the 64 KiB head that
- * the gate lets through, with room for MHD's parse of it.  A connection
- * kept alive holds all of it (MHD 0.9.75 zeroes the pool between
- * requests): 128 KiB each, measured in doc/performance.md.
+ * do not fit with HTML of its own, so this is well above the 32 KiB head
+ * that the gate lets through (HEAD_MAX_BYTES), with room for MHD's parse
+ * of it.  A connection kept alive holds all of it (MHD 0.9.75 zeroes the
+ * pool between requests): 128 KiB each, measured in doc/performance.md.
  */
 #define MEMORY_LIMIT (128 << 10)
 
@@ -89,7 +88,7 @@ sqlite3 *http_thread_db(void)
 
 /* What we keep of a request between MHD's callbacks. */
 struct req_ctx {
-	char *uri; /* raw request target, NULL if too long */
+	char *uri; /* raw request target */
 	size_t len;
 	int started; /* the access handler was called once */
 	int reuse; /* answered on the second call: MHD keeps the connection */
@@ -103,8 +102,7 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
 
 	strbuf_init(&rc->body, 0);
 	rc->len = strlen(uri);
-	if (rc->len <= MAX_URI)
-		rc->uri = xstrdup(uri);
+	rc->uri = xstrdup(uri);
 	return rc;
 }
 
@@ -525,21 +523,6 @@ int http_host_allowed(const struct server_opts *o, const char *host)
 	return 0;
 }
 
-/* Header lines and bytes of a request. */
-struct header_size {
-	size_t lines, bytes;
-};
-
-static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
-				    const char *key, const char *value)
-{
-	struct header_size *hs = cls;
-
-	hs->lines++;
-	hs->bytes += strlen(key) + (value ? strlen(value) : 0) + 4;
-	return MHD_YES;
-}
-
 /* 1 if the Origin header ORIGIN names this server as HOST reaches it. */
 static int same_origin(const char *origin, const char *host)
 {
@@ -549,8 +532,9 @@ static int same_origin(const char *origin, const char *host)
 
 /*
  * The checks of a POST (a triage, api-triage.c) before its body is read:
- * the one path that takes it, a JSON body of bounded length, no other
- * site's page behind it, and a token, whose name goes to RC->who.
+ * the one path that takes it, a length (its bound and syntax are the
+ * gate's), a JSON body, no other site's page behind it, and a token,
+ * whose name goes to RC->who.
  */
 static int refuse_post(struct api_reply *reply, struct MHD_Connection *c,
 		       struct req_ctx *rc)
@@ -559,7 +543,6 @@ static int refuse_post(struct api_reply *reply, struct MHD_Connection *c,
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	const char *v;
 	struct api_target t;
-	long long cl;
 	int ok;
 
 	if (!api_triage_enabled())
@@ -576,17 +559,9 @@ static int refuse_post(struct api_reply *reply, struct MHD_Connection *c,
 		return api_fail(reply, 405,
 				"method not allowed: POST takes only"
 				" /api/warnings/{identity}/triage");
-	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					"Transfer-Encoding"))
-		return api_fail(reply, 400,
-				"a POST body takes a Content-Length"
-				" (Transfer-Encoding refused)");
-	v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-	if (!v || api_parse_int(&cl, v, 0, 1L << 30))
+	/* after the route's 405: a POST elsewhere needs none */
+	if (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length"))
 		return api_fail(reply, 411, "a POST takes a Content-Length");
-	if (cl > TRIAGE_MAX_BODY)
-		return api_fail(reply, 413, "a request body over %d bytes",
-				TRIAGE_MAX_BODY);
 	v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
 	if (!v || strncasecmp(v, "application/json", 16) ||
 	    (v[16] && v[16] != ';'))
@@ -616,15 +591,19 @@ static int refuse_post(struct api_reply *reply, struct MHD_Connection *c,
 
 /*
  * The checks made once the headers are in, before any body is read:
- * 0 to go on, or REPLY filled with the error.
+ * 0 to go on, or REPLY filled with the error.  The head's syntax and
+ * limits first, the gate's (a head MHD read before the gate saw it);
+ * then what it means.
  */
 static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
-			struct req_ctx *rc, const char *method)
+			struct req_ctx *rc, const char *method,
+			const char *version)
 {
 	const char *host =
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-	struct header_size hs = { 0, 0 };
 
+	if (gate_request_check(reply, c, method, rc->uri, version))
+		return -1;
 	if (!http_host_allowed(opts, host))
 		return api_fail(reply, 421,
 				"host '%s' is not served here (start"
@@ -634,28 +613,8 @@ static int refuse_early(struct api_reply *reply, struct MHD_Connection *c,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) &&
 	    strcmp(method, MHD_HTTP_METHOD_POST))
 		return api_fail(reply, 405, "method not allowed");
-	if (!rc || !rc->uri)
-		return api_fail(reply, 414, "request target too long");
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hs);
-	if (hs.lines > MAX_HEADERS || hs.bytes > MAX_HEADER_BYTES)
-		return api_fail(reply, 431,
-				"request headers too large (at most %d"
-				" lines and %d bytes)",
-				MAX_HEADERS, MAX_HEADER_BYTES);
 	if (!strcmp(method, MHD_HTTP_METHOD_POST))
 		return refuse_post(reply, c, rc);
-	/* a body would be ignored, and with both it is ambiguous */
-	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					"Transfer-Encoding"))
-		return api_fail(reply, 400,
-				"a GET or HEAD takes no body"
-				" (Transfer-Encoding refused)");
-	host = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					   "Content-Length");
-	if (host && strcmp(host, "0"))
-		return api_fail(reply, 400,
-				"a GET or HEAD takes no body"
-				" (Content-Length must be 0)");
 	return 0;
 }
 
@@ -690,8 +649,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	 * the second, once the request is complete: an answer queued on the
 	 * first call makes libmicrohttpd close the connection.
 	 */
-	if (!rc || !rc->started) {
-		if (refuse_early(&reply, c, rc, method))
+	if (!rc->started) {
+		if (refuse_early(&reply, c, rc, method, version))
 			return send_reply(c, &reply);
 		rc->started = 1;
 		return MHD_YES;

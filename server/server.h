@@ -306,15 +306,26 @@ struct sockaddr_in;
 struct MHD_Connection;
 
 /*
- * Check the head of a connection's first request, BUF (LEN bytes, what
- * has come so far), for what libmicrohttpd would answer in HTML: the
- * request line (HTTP/1.0 or 1.1, a method, a non-empty target), header
- * lines (NAME: VALUE, at most 100), one Host in HTTP/1.1, no body
- * (Content-Length 0 only, no Transfer-Encoding), at most 64 KB in all.
- * Returns 0 if it may go on, 1 if the head is not complete yet, or -1
- * with REPLY filled.
+ * Check a request head, BUF (LEN bytes, what has come so far), by the
+ * one rule of the server for a head's syntax and limits: the request
+ * line (HTTP/1.0 or 1.1, a method, a target of 1 to 2048 bytes, else
+ * 414), header lines (NAME: VALUE, at most 100), at most 32 KiB in all
+ * (else 431), one Host in HTTP/1.1, no Transfer-Encoding, at most one
+ * Content-Length, of digits: 0 but for a POST, whose body may take
+ * TRIAGE_MAX_BODY bytes (else 413); no NUL byte.  Returns 0 if it may go
+ * on, 1 if the head is not complete yet, or -1 with REPLY filled.
  */
 int gate_head_check(struct api_reply *reply, const char *buf, size_t len);
+/*
+ * The head of the request that MHD is starting on C, METHOD TARGET (raw,
+ * as sent) VERSION and the headers MHD parsed, held to
+ * gate_head_check()'s rule if the gate did not see it (MHD read it
+ * before the gate could: gate.c).  0 to go on, or -1 with REPLY filled.
+ * From the thread serving C.
+ */
+int gate_request_check(struct api_reply *reply, struct MHD_Connection *c,
+		       const char *method, const char *target,
+		       const char *version);
 
 /*
  * Listen on SA (its port goes to *port_out) in a thread of its own that

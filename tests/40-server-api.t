@@ -685,6 +685,40 @@ grep -ao 'HTTP/1\.1 [0-9][0-9][0-9] ' "$tmp/raw" >"$tmp/lines"
 t "Connection: close, then a bad head pipelined: the one answer, no error" \
 	jqe -Rn '[inputs] == ["HTTP/1.1 200 "]' "$tmp/lines"
 
+# one owner of a head's limits, the gate: a target over 2048 bytes (414)
+# or a head over 32 KiB (431), first, kept alive or pipelined, is its own
+# JSON answer, which carries no Date (libmicrohttpd dates every answer)
+gate_sent() { # the last answer in $tmp/raw is the gate's
+	perl -0777 -ne '($h) = split /\r\n\r\n/, (split /(?=HTTP\/1\.1 \d{3} )/)[-1];
+		exit($h =~ /^date:/mi ? 1 : 0)' "$tmp/raw"
+}
+by_gate() { "$@" && gate_sent; } # CHECK...: it holds, and the gate answered
+long3k=$(head -c 3000 /dev/zero | tr '\0' a)
+big33=$(head -c 33000 /dev/zero | tr '\0' a)
+raw "GET /api/$long3k HTTP/1.1\r\nHost: localhost\r\n\r\n"
+t "a 3 KB target: one 414 in JSON, the gate's" by_gate raw_is 414
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big33\r\n\r\n"
+t "a 33 KB head (under what the gate peeks at): one 431 in JSON, the gate's" \
+	by_gate raw_is 431
+raw2 "$first" "GET /api/$long3k HTTP/1.1\r\nHost: localhost\r\n\r\n"
+t "kept alive, then a 3 KB target: one 414 in JSON, the gate's" \
+	by_gate raw2_is 414
+raw2 "$first" "GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big33\r\n\r\n"
+t "kept alive, then a 33 KB head: one 431 in JSON, the gate's" \
+	by_gate raw2_is 431
+raw1 "${two}GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: $big33\r\n\r\n"
+t "pipelined after two good, a 33 KB head: 200 200, then the gate's 431 in JSON" \
+	by_gate pipe_is 431
+raw1 "${two}GET /api/$long3k HTTP/1.1\r\nHost: localhost\r\n\r\n"
+t "pipelined after two good, a 3 KB target: 200 200, then the gate's 414 in JSON" \
+	by_gate pipe_is 414
+# a Content-Length libmicrohttpd would read otherwise than the gate, or
+# answer in HTML with its status line twice
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0 \r\n\r\n"
+t "Content-Length with a space after its digits: one 400 in JSON" raw_is 400
+raw "GET /api/health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n"
+t "two Content-Lengths: one 400 in JSON" raw_is 400
+
 # DNS rebinding: on loopback only local names are served
 t "Host: evil.example: 421 JSON" err_is 421 /api/health "evil.example" \
 	-H "Host: evil.example"

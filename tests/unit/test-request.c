@@ -3,8 +3,8 @@
  * kwarn-server's request path without a socket, as data: a request
  * target in, the status and a word of the answer out, through
  * http_target_parse() and api_dispatch() on an in-memory database; Host
- * headers through http_host_allowed(); first request heads through
- * gate_head_check().
+ * headers through http_host_allowed(); request heads through
+ * gate_head_check(), at its limits too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +124,68 @@ static const struct {
 	  400 },
 	{ "GET / HTTP/1.1\r\n\r\n", -1, 400 },
 	{ "GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", -1, 400 },
+	/* libmicrohttpd answers a space after the digits in HTML */
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 0 \r\n\r\n", -1, 400 },
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length:\t0\r\n\r\n", 0, 0 },
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 00\r\n\r\n", 0, 0 },
+	{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n", -1, 400 },
+	/* it reads the first of two, where the body ends */
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+	  "Content-Length: 50\r\n\r\n",
+	  -1, 400 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", 0, 0 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n", 0, 0 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8193\r\n\r\n", -1,
+	  413 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 12345678901234\r\n"
+	  "\r\n",
+	  -1, 413 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n", -1, 400 },
+	{ "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+	  -1, 400 },
 };
+
+/*
+ * Heads at the limits (doc/man/kwarn-server.1, ERRORS): a target of
+ * TARGET bytes, header lines of FIELD bytes (each line end counted) to
+ * make BYTES in all, and ENDED or not: its rc and status.
+ */
+static const struct {
+	size_t target, bytes;
+	int ended, rc, status;
+} limits[] = {
+	{ 2048, 0, 1, 0, 0 }, /* the longest target */
+	{ 2049, 0, 1, -1, 414 }, /* one byte more */
+	{ 40000, 0, 0, -1, 414 }, /* the request line not even ended */
+	{ 10, 32768, 1, 0, 0 }, /* the largest head */
+	{ 10, 32769, 1, -1, 431 }, /* one byte more */
+	{ 10, 32767, 0, 1, 0 }, /* 32767 bytes, more to come: wait */
+	{ 10, 32768, 0, -1, 431 }, /* 32768 and not ended: over */
+	{ 3000, 40000, 1, -1, 414 }, /* the target is why */
+};
+
+/*
+ * The head LIMITS[I] describes, in SB: its request line, a Host, and one
+ * header line "X: vvv..." to make the size.
+ */
+static void limit_head(struct strbuf *sb, size_t i)
+{
+	strbuf_addstr(sb, "GET /");
+	while (sb->len < limits[i].target + 4)
+		strbuf_addch(sb, 'a');
+	if (limits[i].target < 30000)
+		strbuf_addstr(sb, " HTTP/1.1\r\nHost: x\r\n");
+	if (limits[i].bytes) {
+		/* "X: ", then the line's end and the empty line's, if ended */
+		size_t end = limits[i].bytes - (limits[i].ended ? 4 : 0);
+
+		strbuf_addstr(sb, "X: ");
+		while (sb->len < end)
+			strbuf_addch(sb, 'v');
+	}
+	if (limits[i].ended)
+		strbuf_addstr(sb, limits[i].bytes ? "\r\n\r\n" : "\r\n");
+}
 
 /* The reply's body as text (owned), "" if none. */
 static char *body_of(struct api_reply *reply)
@@ -187,6 +248,40 @@ int main(void)
 		   "head %zu: %d %d (got %d %d)", i, heads[i].rc,
 		   heads[i].status, rc, rc < 0 ? reply.status : 0);
 		reply_release(&reply);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		struct api_reply reply = { .status = 200 };
+		struct strbuf sb = STRBUF_INIT;
+		int rc;
+
+		limit_head(&sb, i);
+		rc = gate_head_check(&reply, sb.buf, sb.len);
+		ok(rc == limits[i].rc &&
+			   (rc >= 0 || reply.status == limits[i].status) &&
+			   (!limits[i].bytes || sb.len == limits[i].bytes),
+		   "a head of %zu bytes (target %zu, %s): %d %d (got %d %d)",
+		   sb.len, limits[i].target,
+		   limits[i].ended ? "ended" : "not ended", limits[i].rc,
+		   limits[i].status, rc, rc < 0 ? reply.status : 0);
+		reply_release(&reply);
+		strbuf_release(&sb);
+	}
+	for (size_t lines = 100; lines <= 101; lines++) {
+		struct api_reply reply = { .status = 200 };
+		struct strbuf sb = STRBUF_INIT;
+		int rc;
+
+		strbuf_addstr(&sb, "GET / HTTP/1.1\r\nHost: x\r\n");
+		for (size_t k = 1; k < lines; k++)
+			strbuf_addf(&sb, "X-H%zu: v\r\n", k);
+		strbuf_addstr(&sb, "\r\n");
+		rc = gate_head_check(&reply, sb.buf, sb.len);
+		ok(lines == 100 ? rc == 0 : rc == -1 && reply.status == 431,
+		   "%zu header lines: %s (got %d %d)", lines,
+		   lines == 100 ? "good" : "431", rc,
+		   rc < 0 ? reply.status : 0);
+		reply_release(&reply);
+		strbuf_release(&sb);
 	}
 	db_close(db);
 	return tap_done();
