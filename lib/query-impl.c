@@ -86,25 +86,18 @@ int query_rows_done(json_t **out, struct db_read *q, const char *fmt, ...)
 int query_one_row(json_t **out, sqlite3 *db, const char *sql, long long id,
 		  const char *spec, const char *what)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, ret = -1;
+	struct db_read q;
 
 	*out = NULL;
-	if (db_prepare(&st, db, sql))
+	if (db_read(&q, db, sql, "i", id))
 		return -1;
-	db_bind_int(st, 1, id, 0);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	if (db_next(&q)) {
 		*out = json_object();
-		json_set_cols(*out, st, 0, spec);
-		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		error("no %s %lld in the database", what, id);
-	} else {
-		error("cannot read %s %lld: %s", what, id, sqlite3_errmsg(db));
+		json_set_cols(*out, q.st, 0, spec);
 	}
-	sqlite3_finalize(st);
-	return ret;
+	if (db_done(&q, "cannot read %s %lld", what, id))
+		return -1;
+	return *out ? 0 : error("no %s %lld in the database", what, id);
 }
 
 /* Does compiler NAME belong to what WANT names ("clang" has clang-16)? */
