@@ -17,6 +17,12 @@
  * command, so that ccache keys on the compiler itself and distcc only
  * compiles the misses.  The make command line, which kbuild records,
  * stays the same with the cache or without.
+ *
+ * As kbuild's checker, CHECK="kwarn-cc --tool=sparse sparse" (kwarn run
+ * --checker sparse), it runs the checker the same way and saves its
+ * stderr in the object's checker capture (lib/capture.h).  kbuild gives a
+ * checker the compile's flags but no -o: the object is the one whose
+ * dependency file "-Wp,-MMD,dir/.name.o.d" names.  Never through ccache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +83,38 @@ static const char *compiled_object(int argc, char **argv)
 	return obj;
 }
 
+/*
+ * The object of a checker's command line ARGV, from the dependency file
+ * kbuild passes in the compile's flags ("-Wp,-MMD,kernel/.fork.o.d" is
+ * kernel/fork.o), into OUT (SIZE bytes), or NULL.
+ */
+static const char *checked_object(int argc, char **argv, char *out, size_t size)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *d, *slash, *base;
+		size_t l, dl;
+
+		if (strncmp(argv[i], "-Wp,-MMD,", 9) &&
+		    strncmp(argv[i], "-Wp,-MD,", 8))
+			continue;
+		d = strchr(argv[i] + 4, ',') + 1;
+		while (!strncmp(d, "./", 2))
+			d += 2;
+		slash = strrchr(d, '/');
+		base = slash ? slash + 1 : d;
+		dl = (size_t)(base - d);
+		l = strlen(base);
+		if (base[0] != '.' || l < 6 || strcmp(base + l - 4, ".o.d") ||
+		    dl + l >= size)
+			return NULL;
+		memcpy(out, d, dl);
+		memcpy(out + dl, base + 1, l - 3);
+		out[dl + l - 3] = '\0';
+		return out;
+	}
+	return NULL;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -114,24 +152,41 @@ int main(int argc, char **argv)
 {
 	const char *dir = getenv("KWARN_CAPTURE_DIR");
 	const char *ccache = getenv("KWARN_CCACHE");
-	const char *obj;
+	const char *obj, *tool = NULL;
 	char tmp[PATH_MAX], final[PATH_MAX], head[PATH_MAX + 64], buf[8192];
+	char checked[PATH_MAX], suffix[80];
 	char **cmd = argv + 1;
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], fd = -1, status, hlen;
 	pid_t pid;
 	ssize_t n;
 
+	if (argc > 1 && !strncmp(argv[1], "--tool=", 7)) {
+		tool = argv[1] + 7;
+		argv++;
+		argc--;
+		cmd = argv + 1;
+		if (!*tool || strlen(tool) > 32 || strchr(tool, '/')) {
+			fputs("kwarn-cc: --tool=NAME: a short name\n", stderr);
+			return 2;
+		}
+	}
 	if (argc < 2) {
-		fputs("usage: kwarn-cc COMPILER [ARGS...]\n", stderr);
+		fputs("usage: kwarn-cc [--tool=CHECKER] COMPILER [ARGS...]\n",
+		      stderr);
 		return 2;
 	}
-	obj = compiled_object(argc - 1, argv + 1);
-	if (obj && ccache && *ccache) {
-		cmd = through_ccache(ccache, argv + 1, argc);
-		if (!cmd) {
-			fputs("kwarn-cc: out of memory\n", stderr);
-			return 127;
+	if (tool) {
+		obj = checked_object(argc - 1, argv + 1, checked,
+				     sizeof(checked));
+	} else {
+		obj = compiled_object(argc - 1, argv + 1);
+		if (obj && ccache && *ccache) {
+			cmd = through_ccache(ccache, argv + 1, argc);
+			if (!cmd) {
+				fputs("kwarn-cc: out of memory\n", stderr);
+				return 127;
+			}
 		}
 	}
 	if (!obj || !dir || !*dir) {
@@ -154,14 +209,18 @@ int main(int argc, char **argv)
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 
-	capture_name(tmp, sizeof(tmp), dir, obj, ".tmp");
-	capture_name(final, sizeof(final), dir, obj, ".log");
+	snprintf(suffix, sizeof(suffix), "%s%s.tmp", tool ? "." : "",
+		 tool ? tool : "");
+	capture_name(tmp, sizeof(tmp), dir, obj, suffix);
+	snprintf(suffix, sizeof(suffix), "%s%s.log", tool ? "." : "",
+		 tool ? tool : "");
+	capture_name(final, sizeof(final), dir, obj, suffix);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		fprintf(stderr, "kwarn-cc: cannot create '%s': %s\n", tmp,
 			strerror(errno));
 	/* placeholder header, rewritten with the status at the end */
-	hlen = capture_header(head, sizeof(head), 0, obj);
+	hlen = capture_header(head, sizeof(head), 0, obj, tool);
 	if (fd >= 0 && write_all(fd, head, (size_t)hlen))
 		fd = -1;
 	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
@@ -183,7 +242,7 @@ int main(int argc, char **argv)
 		int rc = WIFEXITED(status) ? WEXITSTATUS(status) :
 					     128 + WTERMSIG(status);
 
-		hlen = capture_header(head, sizeof(head), rc, obj);
+		hlen = capture_header(head, sizeof(head), rc, obj, tool);
 		if (pwrite(fd, head, (size_t)hlen, 0) != hlen || close(fd) ||
 		    rename(tmp, final))
 			fprintf(stderr, "kwarn-cc: cannot save '%s'\n", final);

@@ -66,11 +66,12 @@ void source_emit(struct build_writer *w, long long object_id,
 	size_t len;
 
 	/*
-	 * clang prints no "In function" header: the function comes from
-	 * the source when the tree is at hand.
+	 * clang and sparse print no "In function" header: the function
+	 * comes from the source when the tree is at hand.
 	 */
 	if (c->dir && !d->function && d->file && d->file[0] != '/' && d->line &&
-	    (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR) &&
+	    (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR ||
+	     d->kind == DIAG_SPARSE) &&
 	    (text = source_text(c, d->file, &len)) != NULL) {
 		copy = *d;
 		copy.function = diag_function_from_source(text, len, d->line);

@@ -70,7 +70,8 @@ static void dump_stats(FILE *fp, const struct parse_stats *s)
 }
 
 static const char *const parsedump_usage[] = {
-	"kwarn parse-dump [--count-only] [--chunk N] [--strip PREFIX]... LOG|-",
+	"kwarn parse-dump [--count-only] [--chunk N] [--strip PREFIX]...",
+	"                 [--tool CHECKER] LOG|-",
 	NULL,
 };
 
@@ -79,7 +80,7 @@ int cmd_parse_dump(int argc, char **argv)
 	struct dump_ctx dc = { stdout, 0 };
 	struct opt_list strips = { { NULL }, 0 };
 	struct parser *p = NULL;
-	const char *log;
+	const char *log, *tool = NULL;
 	static char buf[1 << 16];
 	long chunk = sizeof(buf);
 	int count_only = 0, argi, rc, fd = 0, ret = 2;
@@ -90,6 +91,8 @@ int cmd_parse_dump(int argc, char **argv)
 			 (long)sizeof(buf)),
 		OPT_LIST(0, "strip", &strips, "PREFIX",
 			 "remove PREFIX from file names"),
+		OPT_STRING(0, "tool", &tool, "CHECKER",
+			   "LOG is what CHECKER (sparse) printed for one file"),
 		OPT_END,
 	};
 	ssize_t n;
@@ -104,6 +107,10 @@ int cmd_parse_dump(int argc, char **argv)
 	if (count_only)
 		dc.fp = NULL;
 	p = parse_new(dump_emit, &dc);
+	if (tool && parse_set_tool(p, tool)) {
+		error("unknown checker '%s' (kwarn knows sparse)", tool);
+		goto out;
+	}
 	for (size_t i = 0; i < strips.nr; i++)
 		parse_add_strip_prefix(p, strips.v[i]);
 	log = argv[argi];

@@ -512,18 +512,24 @@ static void capture_emit(void *ctx, const struct diag *d)
 	source_emit(c->w, c->object_id, d, c->src);
 }
 
-/* Parse one capture file into W under object OBJECT_ID. */
+/*
+ * Parse one capture file into W under object OBJECT_ID: a compiler's, or
+ * the checker TOOL's (its functions from the work tree, as clang's).
+ */
 static int parse_capture(struct run *r, struct build_writer *w,
-			 long long object_id, const char *text, size_t len)
+			 long long object_id, const char *text, size_t len,
+			 const char *tool)
 {
-	struct capture_ctx c = { w, object_id, &r->src };
+	struct source_cache tree = { r->tree->src, NULL, NULL, 0 };
+	struct capture_ctx c = { w, object_id, tool ? &tree : &r->src };
 	struct parser *p = parse_new(capture_emit, &c);
 	char *prefix = xstrfmt("%s/", r->tree->src);
 	const char *body = memchr(text, '\n', len);
 
 	parse_add_strip_prefix(p, prefix);
 	/* one compiler's stderr: a note is the diagnostic's it follows */
-	parse_set_single_stream(p);
+	if (!tool || parse_set_tool(p, tool))
+		parse_set_single_stream(p);
 	if (body) {
 		body++;
 		parse_feed(p, body, len - (size_t)(body - text));
@@ -531,8 +537,21 @@ static int parse_capture(struct run *r, struct build_writer *w,
 	parse_finish(p);
 	bw_add_unparsed(w, parse_get_stats(p)->unparsed);
 	parse_free(p);
+	source_cache_release(&tree);
 	free(prefix);
 	return 0;
+}
+
+/*
+ * The checker TEXT's header names, a new string, or NULL for a
+ * compiler's capture; *wanted says whether this run runs that checker.
+ */
+static char *capture_tool(const struct run *r, const char *text, int *wanted)
+{
+	char *tool = capture_parse_tool(text);
+
+	*wanted = tool && r->checker && !strcmp(tool, r->checker);
+	return tool;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -662,6 +681,50 @@ static int in_build(const struct run *r, const char *obj)
 }
 
 /*
+ * The checker's captures: each of this point (NOW, in capture/) under
+ * its object, then the last one of every other object that this point
+ * holds as carried (ALL, in last/), carried too, as the object's compile
+ * is.  A capture whose object this build does not hold (gone, or not a
+ * target) is skipped, and so is another checker's.
+ */
+static void store_checks(struct run *r, struct cell *c, struct build_writer *w,
+			 char **now, size_t nn, char **all, size_t na)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		char **list = pass ? all : now;
+		size_t nr = pass ? na : nn;
+
+		bw_set_carried(w, pass);
+		for (size_t i = 0; i < nr; i++) {
+			char *path, *text = NULL, *obj = NULL, *tool = NULL;
+			size_t len;
+			long long id = -1;
+			int rc, fresh = 0, wanted = 0;
+
+			for (size_t j = 0; pass && j < nn && !fresh; j++)
+				fresh = !strcmp(now[j], all[i]);
+			if (fresh)
+				continue;
+			path = xstrfmt("%s/%s/%s", c->kdir,
+				       pass ? "last" : "capture", list[i]);
+			if (!util_read_file(&text, &len, path,
+					    CAP_CAPTURE_FILE) &&
+			    !capture_parse_header(&rc, &obj, text) &&
+			    (tool = capture_tool(r, text, &wanted)) != NULL &&
+			    wanted && in_build(r, obj))
+				id = bw_object_lookup(w, obj);
+			if (id >= 0)
+				parse_capture(r, w, id, text, len, tool);
+			free(tool);
+			free(text);
+			free(obj);
+			free(path);
+		}
+	}
+	bw_set_carried(w, 0);
+}
+
+/*
  * Store the objects of this point: every capture of this point as
  * compiled (or failed), then the last capture of every other object of
  * the build (in_build()) as carried, or the object as not built when it
@@ -680,31 +743,32 @@ static int store_objects(struct run *r, struct cell *c, struct build_writer *w)
 	now = list_logs(cap, &nn);
 	for (size_t i = 0; i < nn; i++) {
 		char *from = xstrfmt("%s/%s", cap, now[i]);
-		char *to = xstrfmt("%s/%s", last, now[i]);
-		char *text = NULL, *obj = NULL;
+		char *text = NULL, *obj = NULL, *tool = NULL;
 		size_t len;
 		long long id;
-		int rc;
+		int rc, wanted;
 
 		if (util_read_file(&text, &len, from, CAP_CAPTURE_FILE) ||
 		    capture_parse_header(&rc, &obj, text)) {
 			warning("skipping unreadable capture '%s'", from);
+		} else if ((tool = capture_tool(r, text, &wanted)) != NULL) {
+			/* a checker's: after every object is recorded */
 		} else if (!bw_object(&id, w, obj,
 				      rc ? "failed" : "compiled")) {
-			parse_capture(r, w, id, text, len);
+			parse_capture(r, w, id, text, len, NULL);
 		}
+		free(tool);
 		free(text);
 		free(obj);
 		free(from);
-		free(to);
 	}
 	all = list_logs(last, &na);
 	bw_set_carried(w, 1);
 	for (size_t i = 0; i < na; i++) {
-		char *path, *text = NULL, *obj = NULL;
+		char *path, *text = NULL, *obj = NULL, *tool = NULL;
 		size_t len;
 		long long id;
-		int rc, fresh = 0;
+		int rc, fresh = 0, wanted;
 
 		for (size_t j = 0; j < nn && !fresh; j++)
 			fresh = !strcmp(now[j], all[i]);
@@ -713,7 +777,9 @@ static int store_objects(struct run *r, struct cell *c, struct build_writer *w)
 		path = xstrfmt("%s/%s", last, all[i]);
 		if (util_read_file(&text, &len, path, CAP_CAPTURE_FILE) ||
 		    capture_parse_header(&rc, &obj, text) ||
-		    !in_build(r, obj)) {
+		    !in_build(r, obj) ||
+		    (tool = capture_tool(r, text, &wanted)) != NULL) {
+			free(tool);
 			free(text);
 			free(obj);
 			free(path);
@@ -725,13 +791,15 @@ static int store_objects(struct run *r, struct cell *c, struct build_writer *w)
 		} else if (!object_exists(r, c, obj)) {
 			bw_object(&id, w, obj, "not_built");
 		} else if (!bw_object(&id, w, obj, rc ? "failed" : "carried")) {
-			parse_capture(r, w, id, text, len);
+			parse_capture(r, w, id, text, len, NULL);
 		}
 		free(text);
 		free(obj);
 		free(path);
 	}
 	bw_set_carried(w, 0);
+	if (r->checker)
+		store_checks(r, c, w, now, nn, all, na);
 	ret = 0;
 	free_list(now, nn);
 	free_list(all, na);
@@ -896,7 +964,7 @@ int build_point(struct run *r, struct cell *c, size_t k)
 	char *owned[MAKE_OWNED] = { NULL }, *log = NULL, *cap = NULL,
 	     *image = NULL;
 	char *tail = NULL, *targets = NULL, *save = NULL;
-	char *mods = NULL, *statslog = NULL;
+	char *mods = NULL, *statslog = NULL, *check = NULL;
 	struct build_info bi = { 0 };
 	struct build_writer *w = NULL;
 	struct boot_result boot;
@@ -920,6 +988,18 @@ int build_point(struct run *r, struct cell *c, size_t k)
 	ccache_count_start(&r->cache, statslog);
 	t0 = util_now_ms();
 	n = base = make_argv(r, c, argv, ARRAY_SIZE(argv), owned);
+	if (r->checker) {
+		/*
+		 * kbuild's checker on what this point compiles (C=1); on
+		 * every object of the build at the first point of the run
+		 * (C=2), so that an object not compiled again has a check
+		 * of its own to carry, not one another run left
+		 */
+		argv[n++] = c->checked ? "C=1" : "C=2";
+		argv[n++] = check = xstrfmt("CHECK=%s --tool=%s %s", r->cc_path,
+					    r->checker, r->checker);
+		base = n;
+	}
 	if (r->targets) {
 		/* only these objects (comma-separated), no kernel image */
 		targets = xstrdup(r->targets);
@@ -1003,6 +1083,7 @@ int build_point(struct run *r, struct cell *c, size_t k)
 		goto out;
 	w = NULL;
 	promote_captures(r, c);
+	c->checked = 1;
 	objects_count_save(r, c);
 	if (classify_point(r, c, k))
 		warning("point %zu: cannot classify its fall-throughs", k);
@@ -1024,6 +1105,7 @@ out:
 	free(targets);
 	free(mods);
 	free(statslog);
+	free(check);
 	ccache_count_stop(&r->cache);
 	return ret;
 }

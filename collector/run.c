@@ -308,7 +308,8 @@ static const char *const run_usage[] = {
 	"          [--level N] [-j N] [--full] [--no-boot] [--cc-launcher L]",
 	"          [--fail-on-new] [--force] [--boot-timeout S] [--boot-silence S]",
 	"          [--targets OBJ,OBJ...] [--cc NAME]... [--arch x86_64|arm64]...",
-	"          [--warnings W=N,-Wflag...] [--compiler-cache]",
+	"          [--warnings W=N,-Wflag...] [--checker sparse]",
+	"          [--compiler-cache]",
 	"          [--no-compiler-cache]",
 	"          [--cache-size SIZE] [--compiler-cache-remote URL]",
 	NULL,
@@ -375,11 +376,12 @@ static int cell_prepare(struct run *r, struct cell *c)
 			    xstrfmt(" ARCH=%s CROSS_COMPILE=%s",
 				    c->arch->kbuild, c->arch->cross) :
 			    xstrfmt(" ARCH=%s", c->arch->kbuild);
-	c->flags = xstrfmt("%s%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
-			   c->tc->llvm ? c->tc->llvm : "", archflags,
-			   r->ws.w ? " " : "", r->ws.w ? r->ws.w : "",
-			   r->launcher ? " launcher=" : "",
-			   r->launcher ? r->launcher : "");
+	c->flags = xstrfmt(
+		"%s%s%s%s%s%s%s%s%s%s", kcflags, c->tc->llvm ? " " : "",
+		c->tc->llvm ? c->tc->llvm : "", archflags, r->ws.w ? " " : "",
+		r->ws.w ? r->ws.w : "", r->launcher ? " launcher=" : "",
+		r->launcher ? r->launcher : "", r->checker ? " checker=" : "",
+		r->checker ? r->checker : "");
 	free(kcflags);
 	free(archflags);
 	return 0;
@@ -503,6 +505,12 @@ static int run_setup(struct run *r)
 		return -1;
 	if (r->launcher && launcher_check(r->launcher, r->level))
 		return -1;
+	if (r->checker && strcmp(r->checker, "sparse"))
+		return error("unknown checker '%s' (kwarn knows sparse)",
+			     r->checker);
+	if (r->checker && !util_in_path(r->checker))
+		return error("%s is not installed (run scripts/install-deps)",
+			     r->checker);
 	rc = ccache_setup(&r->cco, r->launcher);
 	if (rc < 0)
 		return -1;
@@ -913,6 +921,8 @@ int cmd_run(int argc, char **argv)
 			 "x86_64 or arm64 (default: x86_64)"),
 		OPT_STRING(0, "warnings", &r.warnings, "W=N,-Wflag...",
 			   "the warnings to measure"),
+		OPT_STRING(0, "checker", &r.checker, "sparse",
+			   "run kbuild's checker on each compiled object (C=1)"),
 		OPT_FLAG(0, "compiler-cache", &r.cco.on,
 			 "compile through kwarn's exact compiler cache"),
 		OPT_FLAG(0, "no-compiler-cache", &r.cco.off,

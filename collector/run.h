@@ -45,6 +45,7 @@ struct cell {
 	const char *frags[16]; /* the fragments for this arch */
 	int lockfd;
 	int measured; /* measured before: nothing to build */
+	int checked; /* a point of this run was checked: C=1 from now on */
 };
 
 /* make_argv()'s strings, freed by make_argv_release() */
@@ -68,6 +69,7 @@ struct run {
 	const char *arch_names[4]; /* --arch, in order; none: x86_64 */
 	size_t nr_arch_names;
 	const char *warnings; /* --warnings SPEC, or NULL */
+	const char *checker; /* --checker: "sparse", or NULL */
 	struct ccache_opts cco; /* the compiler cache's options */
 	FILE *out; /* where the summary goes */
 	int silence_s, timeout_s;

@@ -24,12 +24,14 @@ void capture_name(char *out, size_t size, const char *dir, const char *obj,
 		memcpy(out + n, suffix, strlen(suffix) + 1);
 }
 
-int capture_header(char *out, size_t size, int rc, const char *obj)
+int capture_header(char *out, size_t size, int rc, const char *obj,
+		   const char *tool)
 {
 	if (rc < 0)
 		rc = 0;
-	return snprintf(out, size, "%s%-4d obj=%s\n", header,
-			rc > 9999 ? 9999 : rc, obj);
+	return snprintf(out, size, "%s%-4d obj=%s%s%s\n", header,
+			rc > 9999 ? 9999 : rc, obj, tool ? " tool=" : "",
+			tool ? tool : "");
 }
 
 int capture_parse_header(int *rc, char **obj, const char *text)
@@ -49,7 +51,7 @@ int capture_parse_header(int *rc, char **obj, const char *text)
 	if (!o || o > num + 4)
 		return -1;
 	o += 5;
-	len = strcspn(o, "\n");
+	len = strcspn(o, " \n");
 	*obj = malloc(len + 1);
 	if (!*obj)
 		return -1;
@@ -57,4 +59,22 @@ int capture_parse_header(int *rc, char **obj, const char *text)
 	(*obj)[len] = '\0';
 	*rc = (int)v;
 	return 0;
+}
+
+char *capture_parse_tool(const char *text)
+{
+	size_t line = strcspn(text, "\n"), len;
+	const char *t = memmem(text, line, " tool=", 6);
+	char *tool;
+
+	if (!t)
+		return NULL;
+	t += 6;
+	len = strcspn(t, " \n");
+	tool = malloc(len + 1);
+	if (!tool)
+		return NULL;
+	memcpy(tool, t, len);
+	tool[len] = '\0';
+	return tool;
 }

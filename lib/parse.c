@@ -92,6 +92,7 @@ struct parser {
 	struct ctx_map chains; /* file -> include chain last printed */
 	struct ctx_map objects; /* source file -> object from kbuild */
 	int single; /* one compiler's stream: see parse_set_single_stream() */
+	int sparse; /* sparse's stream: see parse_set_tool() */
 
 	char *unparsed[PARSE_KEEP_UNPARSED]; /* the first unparsed lines */
 	size_t nr_unparsed;
@@ -134,6 +135,7 @@ static const char *const kind_names[] = {
 	[DIAG_KERNEL_DOC] = "kernel-doc", [DIAG_OBJTOOL] = "objtool",
 	[DIAG_ASSEMBLER] = "assembler",	  [DIAG_MAKE] = "make",
 	[DIAG_KCONFIG] = "kconfig",	  [DIAG_DTC] = "dtc",
+	[DIAG_SPARSE] = "sparse",
 };
 
 const char *diag_kind_name(enum diag_kind kind)
@@ -332,6 +334,15 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 void parse_set_single_stream(struct parser *p)
 {
 	p->single = 1;
+}
+
+int parse_set_tool(struct parser *p, const char *tool)
+{
+	if (strcmp(tool, "sparse"))
+		return -1;
+	p->single = 1;
+	p->sparse = 1;
+	return 0;
 }
 
 const char *parse_unparsed_line(const struct parser *p, size_t i)
@@ -2325,6 +2336,57 @@ static int json_line(struct parser *p, const char *s, size_t n)
 }
 
 /* One line; MAYBE_ESC is 0 when it is known to hold no ESC byte. */
+/*
+ * A line of sparse's stream: "FILE:LINE:COL: warning: MSG" (or error:) is
+ * a diagnostic; "FILE:LINE:COL:    expected int *p", "...: got ..." and
+ * "FILE:LINE:COL: originally declared here" are the newest one's notes;
+ * "FILE: note: in included file (through X):" only says which unit the
+ * next one came through (the capture's object already says it).
+ */
+static int sparse_line(struct parser *p, const char *s, size_t n)
+{
+	const char *c1, *c2, *c3, *rest;
+	long line = 0, col = 0;
+	size_t rlen;
+
+	c1 = memchr(s, ':', n);
+	if (!c1 || c1 == s)
+		return 0;
+	if (STARTS(c1, (size_t)(s + n - c1), ": note: in included file")) {
+		p->stats.other++;
+		return 1;
+	}
+	c2 = memchr(c1 + 1, ':', (size_t)(s + n - c1 - 1));
+	c3 = c2 ? memchr(c2 + 1, ':', (size_t)(s + n - c2 - 1)) : NULL;
+	if (!c3 ||
+	    parse_num(c1 + 1, (size_t)(c2 - c1 - 1), &line) !=
+		    (size_t)(c2 - c1 - 1) ||
+	    parse_num(c2 + 1, (size_t)(c3 - c2 - 1), &col) !=
+		    (size_t)(c3 - c2 - 1) ||
+	    !line || c3 + 1 >= s + n || c3[1] != ' ')
+		return 0;
+	rest = c3 + 2;
+	rlen = (size_t)(s + n - rest);
+	if (STARTS(rest, rlen, "warning: ")) {
+		add_diag(p, DIAG_SPARSE, s, (size_t)(c1 - s), line, col,
+			 rest + 9, rlen - 9);
+		return 1;
+	}
+	if (STARTS(rest, rlen, "error: ")) {
+		add_diag(p, DIAG_SPARSE, s, (size_t)(c1 - s), line, col,
+			 rest + 7, rlen - 7);
+		return 1;
+	}
+	while (rlen && *rest == ' ') {
+		rest++;
+		rlen--;
+	}
+	if (!rlen)
+		return 0;
+	add_note(p, s, (size_t)(c1 - s), line, col, rest, rlen);
+	return 1;
+}
+
 static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 {
 	p->stats.lines++;
@@ -2403,6 +2465,8 @@ static void parse_line(struct parser *p, const char *s, size_t n, int maybe_esc)
 		p->source_slot = NULL;
 		return;
 	}
+	if (p->sparse && sparse_line(p, s, n))
+		return;
 	/* the whole-line forms, told apart by their first byte */
 	switch (s[0]) {
 	case 'I':

@@ -39,6 +39,7 @@ enum diag_kind {
 	DIAG_MAKE, /* "make[4]: warning: ...", "Makefile:3: warning: ..." */
 	DIAG_KCONFIG, /* ".config:12:warning: override: ..." */
 	DIAG_DTC, /* "x.dts:11.15-13.5: Warning (check): /node: ..." */
+	DIAG_SPARSE, /* sparse's "x.c:3:9: warning: ...", from a capture */
 };
 
 struct diag_note {
@@ -114,6 +115,14 @@ void parse_add_strip_prefix(struct parser *p, const char *prefix);
  * always the newest diagnostic's, with no pairing by file.
  */
 void parse_set_single_stream(struct parser *p);
+
+/*
+ * P reads one checker's output alone (a kwarn-cc capture of kbuild's
+ * CHECK): TOOL "sparse" is the only one known.  Its diagnostics are of
+ * that kind, and the lines under each (sparse's "expected ...", "got
+ * ...") are its notes.  Returns -1 for a tool it does not know.
+ */
+int parse_set_tool(struct parser *p, const char *tool);
 
 /* Feed LEN bytes; lines may be split anywhere across calls. */
 void parse_feed(struct parser *p, const char *buf, size_t len);

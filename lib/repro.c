@@ -75,7 +75,11 @@ static void add_comment(struct strbuf *sb, const char *text)
 
 /* The variables of builds.flags, in make_argv()'s order. */
 static const char *const flag_vars[] = { "KCFLAGS",	  "LLVM", "ARCH",
-					 "CROSS_COMPILE", "W",	  "launcher" };
+					 "CROSS_COMPILE", "W",	  "launcher",
+					 "checker" };
+/* launcher and checker are kwarn's words, not make variables */
+#define FLAG_LAUNCHER 5
+#define FLAG_CHECKER 6
 #define NR_FLAG_VARS (sizeof(flag_vars) / sizeof(flag_vars[0]))
 
 /* The index of the variable WORD ("NAME=...") assigns, or -1. */
@@ -136,9 +140,12 @@ void repro_vars_init(struct repro_vars *v, const char *flags,
 	if (have[0])
 		v->words[v->nr++] = xstrdup(val[0].buf);
 	v->words[v->nr++] = xstrdup("CONFIG_CC_IMPLICIT_FALLTHROUGH=");
-	for (size_t i = 1; i < NR_FLAG_VARS - 1; i++)
+	for (size_t i = 1; i < FLAG_LAUNCHER; i++)
 		if (have[i])
 			v->words[v->nr++] = xstrdup(val[i].buf);
+	/* kbuild's checker on the object it compiles: sparse is its CHECK */
+	if (have[FLAG_CHECKER])
+		v->words[v->nr++] = xstrdup("C=1");
 	v->words[v->nr] = NULL;
 	for (size_t i = 0; i < NR_FLAG_VARS; i++)
 		strbuf_release(&val[i]);

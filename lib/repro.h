@@ -40,7 +40,7 @@ void repro_quote(struct strbuf *sb, const char *word);
  * older than the flags.
  */
 struct repro_vars {
-	char *words[8];
+	char *words[10];
 	size_t nr;
 	char *cc; /* CC's value alone: "gcc", "aarch64-linux-gnu-gcc" */
 };

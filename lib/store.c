@@ -281,6 +281,23 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 	return ret;
 }
 
+long long bw_object_lookup(struct build_writer *w, const char *path)
+{
+	sqlite3_stmt *st = w->st[ST_OBJECT_GET];
+	long long id = objcache_get(&w->objects, path);
+
+	if (id >= 0 || w->failed)
+		return id;
+	db_bind_int(st, 1, w->build_id, 0);
+	db_bind_text(st, 2, path);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		objcache_put(&w->objects, path, id);
+	}
+	sqlite3_reset(st);
+	return id;
+}
+
 int bw_composites(struct build_writer *w, const struct kbuild_map *m)
 {
 	sqlite3_stmt *st = NULL;

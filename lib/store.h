@@ -124,6 +124,12 @@ int bw_object(long long *out, struct build_writer *w, const char *path,
 	      const char *state);
 
 /*
+ * The id of object PATH of this build, stored by bw_object() before, or
+ * -1 when the build has no such object.
+ */
+long long bw_object_lookup(struct build_writer *w, const char *path);
+
+/*
  * Record for each object of this build that M links into a composite
  * object (a part of a module) that composite.  Objects M names that the
  * build does not hold are skipped.  Errors are reported once and make

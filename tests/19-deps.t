@@ -57,6 +57,7 @@ ar binutils
 ld binutils
 zstd zstd
 bzip2 bzip2
+sparse sparse
 python3 python3
 jq jq
 curl curl

@@ -151,6 +151,15 @@ int main(void)
 		   5,
 		   "CC=clang|KCFLAGS=-Wimplicit-fallthrough|"
 		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=|LLVM=1|ARCH=arm64");
+	/* --checker sparse: kbuild's C=1, and no word of kwarn's own */
+	check_vars("KCFLAGS=-Wimplicit-fallthrough=3 W=1 launcher=distcc"
+		   " checker=sparse",
+		   "gcc", 3,
+		   "CC=gcc|KCFLAGS=-Wimplicit-fallthrough=3|"
+		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=|W=1|C=1");
+	check_vars("KCFLAGS=-Wimplicit-fallthrough=3 checker=sparse", "gcc", 3,
+		   "CC=gcc|KCFLAGS=-Wimplicit-fallthrough=3|"
+		   "CONFIG_CC_IMPLICIT_FALLTHROUGH=|C=1");
 	/* a build stored before its flags were: the level, and gcc */
 	check_vars(NULL, NULL, 5,
 		   "CC=gcc|KCFLAGS=-Wimplicit-fallthrough=5|"
