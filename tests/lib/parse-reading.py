@@ -52,7 +52,8 @@ OBJSYM = re.compile(r"^\S+\+0x[0-9a-f]+: ")
 NOTE = re.compile(r"^([^ :]+):(\d+):(\d+): note: (.*)$")
 PROG_NOTE = re.compile(r"^([^ :]+): note: (.*)$")
 FOLLOW_ON = re.compile(r"returned \d+ exit status$|^lto-wrapper failed$")
-TOOLS = ("ld", "gold", "lld")
+# a linker: ld, a cross ld (TRIPLET-ld), ld.bfd, ld.lld, ld.lld-16
+LINKER = re.compile(r"^(.*-)?ld(\.[a-z]+)?(-\d+)?$")
 
 
 def fold(path):
@@ -179,13 +180,11 @@ def read(text):
         m = PROG.match(line)
         if m and not FOLLOW_ON.search(m.group(3)):
             prog = m.group(1).rsplit("/", 1)[-1]
-            tool = re.sub(r"-\d+$", "", prog.rsplit("-", 1)[-1]
-                          if prog.count("-") >= 2 else prog)
             if prog.startswith("make"):
                 kind = "make"
             elif m.group(2) == "error":
                 kind = "error"
-            elif tool.split(".")[0] in TOOLS:
+            elif LINKER.match(prog):
                 kind = "linker"
             else:
                 kind = "warning"
