@@ -2,7 +2,8 @@
 # What kwarn, its tests, scripts and benchmarks run is what
 # scripts/install-deps installs.  A list kept here names each command
 # with the Debian package that brings it (the product's own, from the
-# argument arrays of collector/, by hand): the package must be named in
+# argument arrays of collector/, and the unit tests' (redis-server for
+# test-ccache), by hand): the package must be named in
 # scripts/install-deps and the command must be on PATH.  Then the tests,
 # their helpers, the scripts, the benchmarks, the Makefile and .ci/run
 # are read for the words that name a program of this machine: each
@@ -45,6 +46,7 @@ qemu-system-aarch64 qemu-system-arm
 qemu-system-arm qemu-system-arm
 busybox busybox-static
 ccache ccache
+redis-server redis-server
 distcc distcc
 distccd distcc
 distcc-pump distcc-pump

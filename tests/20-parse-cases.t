@@ -2,7 +2,9 @@
 # Parser cases as data: every tests/data/parse/NAME.log run through
 # `kwarn parse-dump` must print exactly NAME.expected, whole and when fed
 # one byte at a time.  Most logs are real GCC 12 output made by
-# tests/data/parse/generate; the .expected files were checked by hand.
+# tests/data/parse/generate; the .expected files were checked by hand, and
+# 23-parse-reading.t holds every dump to a reading of the log made without
+# kwarn's code.
 set -u
 cd "$(dirname "$0")/.."
 kwarn=bin/kwarn

@@ -144,6 +144,21 @@ oracle=$(python3 tests/lib/log-oracle.py "$tmp/c1.log:$tmp/c1.map" \
 got=$(jq -c '[.[] | {warnings, new, fixed, not_built}]' "$tmp/bd")
 [ -n "$oracle" ] && [ "$got" = "$oracle" ]
 ok $? "burn-down = the counts read from gcc's logs without kwarn ($oracle)"
+# and each warning's state at each commit, read the same way
+python3 tests/lib/log-oracle.py --states "$tmp/c1.log:$tmp/c1.map" \
+	"$tmp/c2.log:$tmp/c2.map" "$tmp/c3.log:$tmp/c3.map" >"$tmp/states.oracle"
+i=0
+for c in "$C1" "$C2" "$C3"; do
+	for s in new present fixed not_built; do
+		"$KWARN" warnings --db "$DB" --commit "$c" --state "$s" \
+			--format json | jq -r --arg i "$i" '.[] |
+			"\($i) \(.state) \(.file):\(.line):\(.column) \(.message) [\(.option)]"'
+	done
+	i=$((i + 1))
+done | sort >"$tmp/states.kwarn"
+[ -s "$tmp/states.oracle" ] && cmp -s "$tmp/states.oracle" "$tmp/states.kwarn"
+ok $? "each warning's state at each commit is what gcc's logs say ($(wc -l <"$tmp/states.oracle") lines)"
+diff "$tmp/states.oracle" "$tmp/states.kwarn" | sed 's/^/# /'
 t "counts by option add up to the total" \
 	jqe 'all(.[]; ([.by_option[]] | add // 0) == .warnings) and
 		.[0].by_option["-Wimplicit-fallthrough="] == 6' "$tmp/bd"

@@ -13,10 +13,11 @@ ok() {
 }
 check() { local what=$1; shift; if "$@"; then ok 0 "$what"; else ok 1 "$what"; fi; }
 
-kernel/check-series --quick >/tmp/kwarn-check-series.$$ 2>&1
+out=$(mktemp)
+kernel/check-series --quick >"$out" 2>&1
 rc=$?
-tail -3 /tmp/kwarn-check-series.$$ | sed 's/^/# /'
-rm -f /tmp/kwarn-check-series.$$
+tail -3 "$out" | sed 's/^/# /'
+rm -f "$out"
 check "check-series: applies with no fuzz, tip equals pristine 6.1" test "$rc" = 0
 check "14 patches in kernel/series" test "$(grep -c '^patches/' kernel/series)" = 14
 missing=0

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """An independent reading of build logs, for checking what kwarn stores.
 
-    log-oracle.py LOG:MAP [LOG:MAP...]
+    log-oracle.py [--states] LOG:MAP [LOG:MAP...]
 
 Each LOG is one commit's build log as kbuild prints it ("  CC      OBJ"
 lines, then the compiler's stderr for that object), MAP the objects that
@@ -15,6 +15,10 @@ from gcc's (or clang's) own lines only, with none of kwarn's code:
   - not_built: live at the previous commit, gone here, and none of the
     objects that printed it there was built here;
   - fixed: the others that are gone.
+
+With --states, prints instead one line per warning and commit, sorted:
+"INDEX STATE FILE:LINE:COL MESSAGE" (INDEX the commit's, from 0; STATE
+new, present, fixed or not_built; a warning gone before is not listed).
 
 It is only right for logs whose warnings do not move between commits (the
 fixture's sources keep every line in place), which is what makes it simple
@@ -47,14 +51,21 @@ def read(log):
 
 
 def main(args):
-    out, prev = [], None
-    for arg in args:
+    states = bool(args) and args[0] == "--states"
+    if states:
+        args = args[1:]
+    out, lines, prev = [], [], None
+    for index, arg in enumerate(args):
         log, _, objmap = arg.partition(":")
         with open(objmap, encoding="utf-8") as f:
             built = {line.strip() for line in f if line.strip()}
         live = read(log)
         entry = {"warnings": len(live), "new": 0, "fixed": 0,
                  "not_built": 0}
+        for k in live:
+            state = "new" if prev is not None and k not in prev else \
+                "present"
+            lines.append((index, state, k))
         if prev is not None:
             entry["new"] = sum(1 for k in live if k not in prev)
             for k, objs in prev.items():
@@ -62,10 +73,18 @@ def main(args):
                     continue
                 if objs & built:
                     entry["fixed"] += 1
+                    lines.append((index, "fixed", k))
                 else:
                     entry["not_built"] += 1
+                    lines.append((index, "not_built", k))
         out.append(entry)
         prev = live
+    if states:
+        for line in sorted("%d %s %s:%d:%d %s" % (i, st, k[0], k[1], k[2],
+                                                  k[3])
+                           for i, st, k in lines):
+            print(line)
+        return 0
     json.dump(out, sys.stdout, separators=(",", ":"))
     print()
     return 0
