@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..36"
+echo "1..38"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -195,6 +195,17 @@ grep -q "removed the tree root '/var/tmp/kwarn-regen-abs/linux/'" "$tmp/err" &&
 	[ "$(sql s "SELECT COUNT(*) FROM notes WHERE file LIKE '/usr/include/%'")" = 6 ] &&
 	[ "$(sql s "SELECT COUNT(*) FROM diagnostics WHERE file = 'tools/sysnote.c'")" = 6 ]
 ok $? "an absolute tree: its root stripped, /usr/include kept"
+# /usr/include/ followed by net/, a kernel directory's name too: no
+# tree root either, a system header directory never is
+ingest n rel "$data/sysnet.log"
+[ "$(sql n "SELECT GROUP_CONCAT(DISTINCT file) FROM notes")" = /usr/include/net/if.h ] &&
+	! grep -q "removed the tree root" "$tmp/err"
+ok $? "relative paths and notes in /usr/include/net: nothing stripped"
+ingest n abs "$data/sysnet-abs.log"
+grep -q "removed the tree root '/var/tmp/kwarn-regen-abs/linux/'" "$tmp/err" &&
+	[ "$(sql n "SELECT COUNT(*) FROM notes WHERE file = '/usr/include/net/if.h'")" = 4 ] &&
+	[ "$(sql n "SELECT COUNT(*) FROM diagnostics WHERE file = 'tools/sysnet.c'")" = 4 ]
+ok $? "an absolute tree and /usr/include/net: the tree's root stripped, not /usr/include/"
 
 # issue 31: a note that only its order places is counted, and a serial
 # log (one compile after another) leaves none to order: every log of

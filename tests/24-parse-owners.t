@@ -91,7 +91,8 @@ open_cases=(
 # "F: warning: objtool:", GNU as's "F:L: Warning:"...) or, for gcc's JSON,
 # by jq: the expected "at:" lines, in order
 loc_cases=(notes-owner clang16-chain lto-werror make-override kconfig dtc
-	objtool-section kernel-doc-path tmp-asm sysnote sysnote-abs shapes
+	objtool-section kernel-doc-path tmp-asm sysnote sysnote-abs sysnet
+	sysnet-abs shapes
 	clang16-shapes json)
 echo "1..$((2 * ${#cases[@]} + ${#open_cases[@]} + ${#loc_cases[@]} + 4))"
 tmp=$(mktemp -d)
