@@ -2778,6 +2778,23 @@ static int opens_on_decl(const char *s, size_t n)
 	return memchr(s, '(', n) && !memchr(s, '=', n);
 }
 
+/*
+ * Is the line S[0..N), in column 0, a whole function on one line:
+ * "static inline int f(int x) { return x; }"?  Its name's "(" comes
+ * before the first "{", and no "=" (not an initializer).
+ */
+static int one_line_function(const char *s, size_t n)
+{
+	const char *brace = memchr(s, '{', n), *paren = memchr(s, '(', n);
+
+	if (!n || !brace || !paren || paren > brace || s[0] == ' ' ||
+	    s[0] == '\t' || s[0] == '#' || s[0] == '}' || s[0] == '/' ||
+	    s[0] == '*')
+		return 0;
+	return !memchr(s, '=', (size_t)(brace - s)) &&
+	       memchr(brace, '}', n - (size_t)(brace - s));
+}
+
 /* Does line S[0..N) end a statement or a comment (not a declarator)? */
 static int ends_before_decl(const char *s, size_t n)
 {
@@ -2808,6 +2825,8 @@ char *diag_function_from_source(const char *text, size_t len, long line)
 			open = i;
 		else if (opens_on_decl(s, n))
 			open = i, same_line = 1;
+		else if (i == line && one_line_function(s, n))
+			open = i, same_line = 2; /* the warning is in it */
 	}
 	if (!open)
 		return NULL;
@@ -2823,7 +2842,9 @@ char *diag_function_from_source(const char *text, size_t len, long line)
 		s = text_line(text, len, i, &n);
 		if (!s)
 			break;
-		if (i == open && same_line)
+		if (i == open && same_line == 2)
+			n = (size_t)((const char *)memchr(s, '{', n) - s);
+		else if (i == open && same_line)
 			n = (size_t)((const char *)memrchr(s, '{', n) - s);
 		strbuf_add(&decl, s, n);
 		strbuf_addch(&decl, '\n');

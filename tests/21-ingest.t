@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..38"
+echo "1..39"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -175,6 +175,25 @@ for p in $pairs; do
 done
 [ "$(echo "$pairs" | wc -w)" = 6 ] && [ -z "$bad" ] && [ "$same" -ge 4 ]
 ok $? "clang's functions from the source: gcc's or none ($same of 6 gcc's${bad:+; wrong:$bad})"
+
+# a function on one line, the warning in it, is named as gcc names it;
+# a file-scope warning below one-line functions is in none
+ingest o gcc "$data/oneline.log" --source "$data/src"
+ingest o clang "$data/clang16-oneline.log" --source "$data/src"
+pairs=$(sql o "SELECT g.file || ':' || g.line || ':' || IFNULL(g.function, '-') ||
+	':' || IFNULL(c.function, '-')
+	FROM diagnostics g JOIN builds bg ON bg.id = g.build_id
+	JOIN commits cg ON cg.id = bg.commit_id AND cg.sha = 'gcc'
+	JOIN diagnostics c ON c.file = g.file AND c.line = g.line
+	JOIN builds bc ON bc.id = c.build_id
+	JOIN commits cc ON cc.id = bc.commit_id AND cc.sha = 'clang'")
+bad=
+for p in $pairs; do
+	IFS=: read -r file line g c <<<"$p"
+	[ "$g" = "$c" ] || bad="$bad $file:$line:$c"
+done
+[ "$(echo "$pairs" | wc -w)" = 4 ] && [ -z "$bad" ]
+ok $? "clang's functions on one line: gcc's, 4 of 4${bad:+; wrong:$bad}"
 
 # issue 31: gcc's -fdiagnostics-format=json is read, not 0 warnings
 ingest j json "$data/json.log"

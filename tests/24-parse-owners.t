@@ -92,7 +92,7 @@ open_cases=(
 # by jq: the expected "at:" lines, in order
 loc_cases=(notes-owner clang16-chain lto-werror make-override kconfig dtc
 	objtool-section kernel-doc-path tmp-asm sysnote sysnote-abs sysnet
-	sysnet-abs shapes
+	sysnet-abs shapes oneline clang16-oneline
 	clang16-shapes json)
 echo "1..$((2 * ${#cases[@]} + ${#open_cases[@]} + ${#loc_cases[@]} + 4))"
 tmp=$(mktemp -d)
