@@ -180,6 +180,27 @@ static int is_top_dir(const char *s)
 	return 0;
 }
 
+/*
+ * Is the prefix S[0..N) (ending in '/') a system header directory:
+ * /usr/include/... or any directory named include or include-fixed?
+ * Such a directory has net/, sound/ and security/ too, and a tree's root
+ * is the directory above its include/, never one named include.
+ */
+static int is_header_dir(const char *s, size_t n)
+{
+	static const char *const names[] = { "/include/", "/include-fixed/" };
+
+	if (n >= 13 && !memcmp(s, "/usr/include/", 13))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t l = strlen(names[i]);
+
+		if (n >= l && !memcmp(s + n - l, names[i], l))
+			return 1;
+	}
+	return 0;
+}
+
 /* Is S[0..N) a source or object name (".c", ".h", ".S", ".o"...)? */
 static int is_source_name(const char *s, size_t n)
 {
@@ -204,7 +225,8 @@ static int is_source_name(const char *s, size_t n)
  * that most paths share ("../" for an old-style O= build).  Only a
  * prefix the tree's own files confirm: on disk, or followed in the log
  * by a directory only a kernel tree has (arch/, drivers/, kernel/...),
- * never merely by include/ or lib/, which /usr/ and /var/ have too.
+ * never merely by include/ or lib/, which /usr/ and /var/ have too, and
+ * never for a header directory (/usr/include/ has net/ and sound/).
  * NULL if paths are relative.
  */
 static char *ingest_find_root(const char *buf, size_t len, const char *src)
@@ -261,7 +283,7 @@ static char *ingest_find_root(const char *buf, size_t len, const char *src)
 					nc++;
 				}
 				c[i].votes++;
-				if (top == 2)
+				if (top == 2 && !is_header_dir(p, l))
 					c[i].tree_dir = 1;
 			}
 		}

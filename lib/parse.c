@@ -20,6 +20,14 @@
 #define CTX_MAX 32
 
 /*
+ * How many (compile, header) pairs a parser remembers as named: GCC
+ * prints a header's include chain once a compile, so a note in a header
+ * without one is of a compile that named the header before.  The oldest
+ * pairs go first; a compile names its headers long after them.
+ */
+#define NAMED_MAX 4096
+
+/*
  * An arena per pending diagnostic holds its strings and notes: they all
  * die together when it is emitted, so one reset replaces a dozen free()s.
  */
@@ -81,6 +89,7 @@ struct parser {
 	struct strbuf chainbuf; /* scratch of chain_complete() */
 	struct strbuf keybuf; /* scratch of chain_unit() */
 	struct strbuf jsonbuf; /* scratch of json_line() */
+	struct strbuf namedbuf; /* scratch of unit_names() */
 
 	/*
 	 * compile -> function of its last header: GCC prints a header when
@@ -118,6 +127,9 @@ struct parser {
 	/* a diagnostic came back to a compile after another's: make -j */
 	int interleaved;
 	int chain_was_fresh; /* chain_for() took the chain printed with it */
+	/* hashes of (unit, file) pairs a diagnostic of the unit named: a ring */
+	uint64_t named[NAMED_MAX];
+	size_t nr_named, named_next;
 
 	char **source_slot; /* where the next source line goes */
 	struct arena *slot_arena; /* and whose arena it is */
@@ -327,6 +339,7 @@ struct parser *parse_new(parse_emit_fn emit, void *ctx)
 	strbuf_init(&p->chainbuf, 0);
 	strbuf_init(&p->keybuf, 0);
 	strbuf_init(&p->jsonbuf, 0);
+	strbuf_init(&p->namedbuf, 0);
 	strbuf_init(&p->stash, 0);
 	return p;
 }
@@ -719,6 +732,58 @@ static int diag_mentions(const struct diag *d, const char *tu, const char *file)
 		if (d->notes[i].file && !strcmp(d->notes[i].file, file))
 			return 1;
 	return 0;
+}
+
+/* The hash of the pair (unit TU, file FILE). */
+static uint64_t named_hash(const char *tu, const char *file)
+{
+	uint64_t h = str_hash(tu);
+
+	return (h ^ (h >> 31)) * 0x9e3779b97f4a7c15ull ^ str_hash(file);
+}
+
+/* Has a diagnostic of unit TU named FILE (printed an include chain)? */
+static int unit_named(const struct parser *p, const char *tu, const char *file)
+{
+	uint64_t h = named_hash(tu, file);
+
+	for (size_t i = 0; i < p->nr_named; i++)
+		if (p->named[i] == h)
+			return 1;
+	return 0;
+}
+
+static void unit_names_one(struct parser *p, const char *tu, const char *file)
+{
+	if (!strcmp(file, tu) || unit_named(p, tu, file))
+		return;
+	p->named[p->named_next] = named_hash(tu, file);
+	p->named_next = (p->named_next + 1) % NAMED_MAX;
+	if (p->nr_named < NAMED_MAX)
+		p->nr_named++;
+}
+
+/* Unit TU has named FILE (may be NULL) and every file of CHAIN (or NULL). */
+static void unit_names(struct parser *p, const char *tu, const char *file,
+		       const char *chain)
+{
+	const char *c = chain;
+
+	if (file)
+		unit_names_one(p, tu, file);
+	while (c && *c) {
+		const char *next = strstr(c, ", ");
+		const char *end = next ? next : c + strlen(c), *colon = end;
+
+		while (colon > c && *colon != ':')
+			colon--;
+		if (colon > c) {
+			strbuf_reset(&p->namedbuf);
+			strbuf_add(&p->namedbuf, c, (size_t)(colon - c));
+			unit_names_one(p, tu, p->namedbuf.buf);
+		}
+		c = next ? next + 2 : NULL;
+	}
 }
 
 static int is_ident_char(char c)
@@ -1338,34 +1403,26 @@ static struct diag *note_owner(struct parser *p, const char *f, const char *ntu)
 		p->stats.order_notes++;
 		return newest;
 	}
-	/* a header without a chain: a compile that has named it before */
-	if (!dtu || diag_mentions(newest, dtu, f))
+	/*
+	 * A header without a chain: a compile that has named it before
+	 * (GCC prints a header's include chain the first time a compile
+	 * names it).  Had the newest's compile never named F, this note
+	 * would have had one.  clang prints none for notes.
+	 */
+	if (!dtu)
 		return newest;
-	for (size_t i = p->nr_pending - 1; i-- > 0;) {
+	same = diag_mentions(newest, dtu, f) || unit_named(p, dtu, f);
+	for (size_t i = p->nr_pending - 1; i-- > 0 && other == PENDING_MAX;) {
 		size_t k = pending_at(p, i);
 		const char *tu = p->pending_tu[k];
 
-		if (!tu || !diag_mentions(&p->pending[k], tu, f))
-			continue;
-		if (!strcmp(tu, dtu))
-			same = 1;
-		else if (other == PENDING_MAX)
+		if (tu && strcmp(tu, dtu) &&
+		    (diag_mentions(&p->pending[k], tu, f) ||
+		     unit_named(p, tu, f)))
 			other = k;
 	}
 	if (other == PENDING_MAX)
 		return newest;
-	if (!same) {
-		const struct ctx_entry *e = ctx_find(&p->chains, f);
-		const char *tu;
-
-		tu = e && e->value ? chain_unit(&p->keybuf, e->value) : NULL;
-		same = tu && !strcmp(tu, dtu);
-	}
-	/*
-	 * GCC prints a header's include chain the first time a compile
-	 * names it: had the newest's compile never named F, this note
-	 * would have had one.  clang prints none for notes.
-	 */
 	if (!same && p->pending_gcc[kn] && p->pending_gcc[other])
 		return &p->pending[other];
 	/* until compiles are seen to interleave, the log reads as serial */
@@ -1395,6 +1452,7 @@ static void unit_fix(struct parser *p, size_t k, const char *tu)
 
 	p->pending_tu[k] = arena_strdup(a, tu);
 	p->pending_sure[k] = 1;
+	unit_names(p, p->pending_tu[k], d->file, NULL);
 	d->include_chain = NULL;
 	if (!d->inline_chain) {
 		e = ctx_find(&p->funcs, p->pending_tu[k]);
@@ -1425,6 +1483,8 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 		if (f)
 			ctx_set(&p->chains, f, chain, ++p->seq);
 		ntu = chain_unit(&p->keybuf, chain);
+		if (ntu)
+			unit_names(p, ntu, f, chain);
 		free(p->fresh_chain);
 		p->fresh_chain = NULL;
 	}
@@ -1489,6 +1549,8 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	d->include_chain = chain_for(p, a, d->file, fh);
 	tu = p->pending_tu[k] = diag_unit(p, a, d);
 	p->pending_sure[k] = p->chain_was_fresh || (tu && tu == d->file);
+	if (tu && p->pending_sure[k])
+		unit_names(p, tu, d->file, d->include_chain);
 	if (tu)
 		unit_seen(p, tu);
 	function_for(p, a, d, tu, fh);
@@ -2616,6 +2678,7 @@ void parse_free(struct parser *p)
 	strbuf_release(&p->chainbuf);
 	strbuf_release(&p->keybuf);
 	strbuf_release(&p->jsonbuf);
+	strbuf_release(&p->namedbuf);
 	strbuf_release(&p->line);
 	strbuf_release(&p->clean);
 	strbuf_release(&p->chain);
@@ -2779,6 +2842,23 @@ static int opens_on_decl(const char *s, size_t n)
 	return memchr(s, '(', n) && !memchr(s, '=', n);
 }
 
+/*
+ * Is the line S[0..N), in column 0, a whole function on one line:
+ * "static inline int f(int x) { return x; }"?  Its name's "(" comes
+ * before the first "{", and no "=" (not an initializer).
+ */
+static int one_line_function(const char *s, size_t n)
+{
+	const char *brace = memchr(s, '{', n), *paren = memchr(s, '(', n);
+
+	if (!n || !brace || !paren || paren > brace || s[0] == ' ' ||
+	    s[0] == '\t' || s[0] == '#' || s[0] == '}' || s[0] == '/' ||
+	    s[0] == '*')
+		return 0;
+	return !memchr(s, '=', (size_t)(brace - s)) &&
+	       memchr(brace, '}', n - (size_t)(brace - s));
+}
+
 /* Does line S[0..N) end a statement or a comment (not a declarator)? */
 static int ends_before_decl(const char *s, size_t n)
 {
@@ -2809,6 +2889,8 @@ char *diag_function_from_source(const char *text, size_t len, long line)
 			open = i;
 		else if (opens_on_decl(s, n))
 			open = i, same_line = 1;
+		else if (i == line && one_line_function(s, n))
+			open = i, same_line = 2; /* the warning is in it */
 	}
 	if (!open)
 		return NULL;
@@ -2824,7 +2906,9 @@ char *diag_function_from_source(const char *text, size_t len, long line)
 		s = text_line(text, len, i, &n);
 		if (!s)
 			break;
-		if (i == open && same_line)
+		if (i == open && same_line == 2)
+			n = (size_t)((const char *)memchr(s, '{', n) - s);
+		else if (i == open && same_line)
 			n = (size_t)((const char *)memrchr(s, '{', n) - s);
 		strbuf_add(&decl, s, n);
 		strbuf_addch(&decl, '\n');

@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 
-echo "1..36"
+echo "1..39"
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -176,6 +176,25 @@ done
 [ "$(echo "$pairs" | wc -w)" = 6 ] && [ -z "$bad" ] && [ "$same" -ge 4 ]
 ok $? "clang's functions from the source: gcc's or none ($same of 6 gcc's${bad:+; wrong:$bad})"
 
+# a function on one line, the warning in it, is named as gcc names it;
+# a file-scope warning below one-line functions is in none
+ingest o gcc "$data/oneline.log" --source "$data/src"
+ingest o clang "$data/clang16-oneline.log" --source "$data/src"
+pairs=$(sql o "SELECT g.file || ':' || g.line || ':' || IFNULL(g.function, '-') ||
+	':' || IFNULL(c.function, '-')
+	FROM diagnostics g JOIN builds bg ON bg.id = g.build_id
+	JOIN commits cg ON cg.id = bg.commit_id AND cg.sha = 'gcc'
+	JOIN diagnostics c ON c.file = g.file AND c.line = g.line
+	JOIN builds bc ON bc.id = c.build_id
+	JOIN commits cc ON cc.id = bc.commit_id AND cc.sha = 'clang'")
+bad=
+for p in $pairs; do
+	IFS=: read -r file line g c <<<"$p"
+	[ "$g" = "$c" ] || bad="$bad $file:$line:$c"
+done
+[ "$(echo "$pairs" | wc -w)" = 4 ] && [ -z "$bad" ]
+ok $? "clang's functions on one line: gcc's, 4 of 4${bad:+; wrong:$bad}"
+
 # issue 31: gcc's -fdiagnostics-format=json is read, not 0 warnings
 ingest j json "$data/json.log"
 [ "$(sql j "SELECT COUNT(*) FROM diagnostics")" = 5 ] &&
@@ -195,6 +214,17 @@ grep -q "removed the tree root '/var/tmp/kwarn-regen-abs/linux/'" "$tmp/err" &&
 	[ "$(sql s "SELECT COUNT(*) FROM notes WHERE file LIKE '/usr/include/%'")" = 6 ] &&
 	[ "$(sql s "SELECT COUNT(*) FROM diagnostics WHERE file = 'tools/sysnote.c'")" = 6 ]
 ok $? "an absolute tree: its root stripped, /usr/include kept"
+# /usr/include/ followed by net/, a kernel directory's name too: no
+# tree root either, a system header directory never is
+ingest n rel "$data/sysnet.log"
+[ "$(sql n "SELECT GROUP_CONCAT(DISTINCT file) FROM notes")" = /usr/include/net/if.h ] &&
+	! grep -q "removed the tree root" "$tmp/err"
+ok $? "relative paths and notes in /usr/include/net: nothing stripped"
+ingest n abs "$data/sysnet-abs.log"
+grep -q "removed the tree root '/var/tmp/kwarn-regen-abs/linux/'" "$tmp/err" &&
+	[ "$(sql n "SELECT COUNT(*) FROM notes WHERE file = '/usr/include/net/if.h'")" = 4 ] &&
+	[ "$(sql n "SELECT COUNT(*) FROM diagnostics WHERE file = 'tools/sysnet.c'")" = 4 ]
+ok $? "an absolute tree and /usr/include/net: the tree's root stripped, not /usr/include/"
 
 # issue 31: a note that only its order places is counted, and a serial
 # log (one compile after another) leaves none to order: every log of

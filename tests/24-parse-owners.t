@@ -51,6 +51,36 @@ from_log_shared() { # LOG
 	' "$1"
 }
 
+# make-j-notes: both compiles include owner.h, only mj-o mj.h.  A note's
+# compile is read from its words ('char *' is mj-n's, 'long int *' and
+# every note in mj.h mj-o's), a warning in owner.h is the compile whose
+# "In function" header for owner.h was printed last (after its "In file
+# included from" line), a note is the last warning's of its compile
+from_log_typed() { # LOG
+	awk '
+	function unit(f) { return f ~ /mj-n/ ? "A" : f ~ /mj-o/ ? "B" : "" }
+	function loc(s,  a) { split(s, a, ":"); return a[1] ":" a[2] ":" a[3] }
+	/^In file included from / { inc = unit($0); next }
+	/^[^ ]+: In function / {
+		split($0, a, ":"); c = unit(a[1])
+		name = $0; sub(/^[^ ]+: In function ./, "", name)
+		sub(/.:$/, "", name)
+		if (c == "") { hdr = inc; hfunc[inc] = name } else func[c] = name
+		next
+	}
+	/^[^ ]+:[0-9]+:[0-9]+: warning: / {
+		split($0, a, ":"); c = unit(a[1])
+		if (c == "") { c = hdr; f = hfunc[c] } else f = func[c]
+		at[++nd] = loc($0); fn[nd] = f; last[c] = nd; next
+	}
+	/^[^ ]+:[0-9]+:[0-9]+: note: / {
+		c = $0 ~ /mj\.h/ || $0 ~ /long int/ ? "B" : "A"
+		notes[last[c]] = notes[last[c]] " " loc($0); next
+	}
+	END { for (i = 1; i <= nd; i++) print at[i] " " fn[i] ":" notes[i] }
+	' "$1"
+}
+
 # logs whose structure leaves notes open (clang under make -j): each note
 # placed otherwise than the compiles say must be one of those counted
 open_cases=(
@@ -61,9 +91,10 @@ open_cases=(
 # "F: warning: objtool:", GNU as's "F:L: Warning:"...) or, for gcc's JSON,
 # by jq: the expected "at:" lines, in order
 loc_cases=(notes-owner clang16-chain lto-werror make-override kconfig dtc
-	objtool-section kernel-doc-path tmp-asm sysnote sysnote-abs shapes
+	objtool-section kernel-doc-path tmp-asm sysnote sysnote-abs sysnet
+	sysnet-abs shapes oneline clang16-oneline
 	clang16-shapes json)
-echo "1..$((2 * ${#cases[@]} + ${#open_cases[@]} + ${#loc_cases[@]} + 1))"
+echo "1..$((2 * ${#cases[@]} + ${#open_cases[@]} + ${#loc_cases[@]} + 4))"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -138,6 +169,30 @@ pairs() {
 		n = split($0, w, " "); for (i = 3; i <= n; i++) print at, w[i] }' "$1" |
 		sort
 }
+
+# make-j-notes: every warning where and in which function its compile
+# says; a note in mj.h, which only mj-o names, is mj-o's warning's; a
+# note in owner.h that follows the other compile's warning is open
+# (both compiles named owner.h, and GCC prints no chain for it): each
+# one placed otherwise than its words say must be counted
+from_log_typed "$data/make-j-notes.log" >"$tmp/log"
+from_expected "$data/make-j-notes.expected" >"$tmp/exp"
+awk '{ print $1, $2 }' "$tmp/log" >"$tmp/log-fn"
+awk '{ print $1, $2 }' "$tmp/exp" >"$tmp/exp-fn"
+check "make-j-notes: each warning's place and function as its compile says" \
+	"$tmp/log-fn" "$tmp/exp-fn"
+pairs "$tmp/log" >"$tmp/plog"
+pairs "$tmp/exp" >"$tmp/pexp"
+grep ' include/linux/mj\.h:' "$tmp/plog" >"$tmp/mlog"
+grep ' include/linux/mj\.h:' "$tmp/pexp" >"$tmp/mexp"
+check "make-j-notes: each note in mj.h with mj-o's warning ($(wc -l <"$tmp/mlog"))" \
+	"$tmp/mlog" "$tmp/mexp"
+wrong=$(comm -23 "$tmp/plog" "$tmp/pexp" | wc -l)
+counted=$(sed -n 's/.*by order \([0-9]*\),.*/\1/p' "$data/make-j-notes.expected")
+echo "$wrong" >"$tmp/wrong"
+[ "$wrong" -le "$counted" ] && echo "$wrong" >"$tmp/ok" || echo "over" >"$tmp/ok"
+check "make-j-notes: $wrong note(s) in owner.h placed otherwise than their words say, $counted counted by order" \
+	"$tmp/wrong" "$tmp/ok"
 
 for c in "${open_cases[@]}"; do
 	name=${c%%:*} first=${c#*:}

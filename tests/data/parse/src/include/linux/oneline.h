@@ -1,0 +1,1 @@
+static inline int oneline_hdr(int s) { return s << 40; }
