@@ -9,7 +9,9 @@
 # the record that each .expected was checked.
 #
 # Interleaved compiles (interleaved.log: two compiles' lines alternate
-# line by line) are compared as sets of diagnostics without their notes:
+# line by line; make-j-notes.log: a real make -j2 whose notes gcc's
+# structure hands to the other compile) are compared as sets of
+# diagnostics without their notes:
 # which compile a note belongs to is 24-parse-owners.t's reading, by the
 # compiles' file names.  Last, the comparison is shown to fail on a dump
 # with one line number changed.
@@ -20,7 +22,7 @@ kwarn=bin/kwarn
 data=tests/data/parse
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-by_compile=" interleaved "
+by_compile=" interleaved make-j-notes "
 
 # the same fields from a dump: a line per diagnostic, one per note
 from_dump() { # DUMP
