@@ -2,7 +2,9 @@
 /*
  * kwarn triage: record what a person decided about a warning (intended,
  * a false positive, a compiler bug, ...), list the decisions, and move
- * them between databases as a text file a team keeps in git.
+ * them between databases as a text file a team keeps in git.  --site
+ * decides for every compiler's warning at one cross-compiler site at once:
+ * a record each, in one transaction.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -25,7 +27,7 @@
 #include "banned.h"
 
 static const char *const triage_usage[] = {
-	"kwarn triage --db FILE IDENTITY|FILE:LINE --as STATE --reason TEXT [--link URL] [--who NAME]",
+	"kwarn triage --db FILE IDENTITY|FILE:LINE|--site SITE --as STATE --reason TEXT [--link URL] [--who NAME]",
 	"kwarn triage --db FILE --list [--history] [--format text|json]",
 	"kwarn triage --db FILE --export FILE|-",
 	"kwarn triage --db FILE --import FILE",
@@ -166,7 +168,7 @@ out:
 int cmd_triage(int argc, char **argv)
 {
 	const char *dbpath = NULL, *as = NULL, *reason = NULL, *link = NULL;
-	const char *who = NULL, *export = NULL, *import = NULL;
+	const char *who = NULL, *export = NULL, *import = NULL, *site = NULL;
 	const char *format = "text", *field = NULL, *why = NULL;
 	int list = 0, history = 0, argi, rc, ret = 2;
 	const struct opt opts[] = {
@@ -177,6 +179,9 @@ int cmd_triage(int argc, char **argv)
 		OPT_STRING(0, "reason", &reason, "TEXT", "why, in words"),
 		OPT_STRING(0, "link", &link, "URL",
 			   "a bug report (required for compiler-bug)"),
+		OPT_STRING(0, "site", &site, "SITE",
+			   "every compiler's warning at SITE (as kwarn sites"
+			   " prints it)"),
 		OPT_STRING(0, "who", &who, "NAME",
 			   "who decides (default: $KWARN_WHO, else the login)"),
 		OPT_FLAG(0, "list", &list, "the triaged warnings"),
@@ -189,18 +194,21 @@ int cmd_triage(int argc, char **argv)
 			   "add the records of FILE, all or none"),
 		OPT_END,
 	};
-	struct triage_rec r = { 0 };
+	struct triage_rec *recs = NULL;
 	struct list_ctx ctx = { 0 };
 	sqlite3 *db = NULL;
+	json_t *fps = NULL;
 	char *fp = NULL;
-	int modes;
+	size_t n = 0;
+	int modes, one;
 
 	rc = opt_parse(&argi, argc, argv, opts, triage_usage);
 	if (rc)
 		return rc > 0 ? 0 : 2;
-	modes = list + !!export + !!import + (argi < argc);
-	if (!dbpath || modes != 1 || argc - argi > 1 ||
-	    (argi < argc) != (as || reason || link || who)) {
+	one = argi < argc || site;
+	modes = list + !!export + !!import + one;
+	if (!dbpath || modes != 1 || argc - argi > 1 || (argi < argc && site) ||
+	    one != (as || reason || link || who)) {
 		opt_usage(stderr, opts, triage_usage);
 		return 2;
 	}
@@ -229,28 +237,52 @@ int cmd_triage(int argc, char **argv)
 		error("a triage takes --as STATE and --reason TEXT");
 		goto out;
 	}
-	rc = query_identity_named(&fp, db, argv[argi]);
-	if (rc) {
-		ret = rc < 0 ? 2 : 1;
-		goto out;
+	if (site) {
+		if (query_site_identities(&fps, db, site))
+			goto out;
+		if (!json_array_size(fps)) {
+			error("no warning at the site '%s': kwarn sites lists"
+			      " them",
+			      site);
+			ret = 1;
+			goto out;
+		}
+	} else {
+		rc = query_identity_named(&fp, db, argv[argi]);
+		if (rc) {
+			ret = rc < 0 ? 2 : 1;
+			goto out;
+		}
+		fps = json_pack("[s]", fp);
 	}
-	r.fingerprint = fp;
-	r.state = (char *)(uintptr_t)as;
-	r.reason = (char *)(uintptr_t)reason;
-	r.link = (char *)(uintptr_t)link;
-	r.who = (char *)(uintptr_t)triage_who(who);
-	r.origin = (char *)(uintptr_t) "cli";
-	r.at = (long long)time(NULL);
-	if (triage_check(&r, &field, &why)) {
-		error("bad --%s: %s", !strcmp(field, "state") ? "as" : field,
-		      why);
-		goto out;
+	n = json_array_size(fps);
+	recs = xcalloc(n, sizeof(*recs));
+	for (size_t i = 0; i < n; i++) {
+		struct triage_rec *r = &recs[i];
+
+		r->fingerprint = (char *)(uintptr_t)json_string_value(
+			json_array_get(fps, i));
+		r->state = (char *)(uintptr_t)as;
+		r->reason = (char *)(uintptr_t)reason;
+		r->link = (char *)(uintptr_t)link;
+		r->who = (char *)(uintptr_t)triage_who(who);
+		r->origin = (char *)(uintptr_t) "cli";
+		r->at = (long long)time(NULL);
+		if (triage_check(r, &field, &why)) {
+			error("bad --%s: %s",
+			      !strcmp(field, "state") ? "as" : field, why);
+			goto out;
+		}
 	}
-	if (store_triage(db, &r, 1, NULL))
+	if (store_triage(db, recs, n, NULL))
 		goto out;
-	printf("%.16s %s by %s: %s\n", fp, as, r.who, reason);
+	for (size_t i = 0; i < n; i++)
+		printf("%.16s %s by %s: %s\n", recs[i].fingerprint, as,
+		       recs[i].who, reason);
 	ret = 0;
 out:
+	free(recs);
+	json_decref(fps);
 	json_decref(ctx.all);
 	free(fp);
 	db_close(db);

@@ -143,3 +143,19 @@ int query_triage_history(sqlite3 *db, const char *fingerprint,
 		return -1;
 	return triage_rows(&q, fn, ctx);
 }
+
+int query_site_identities(json_t **out, sqlite3 *db, const char *site)
+{
+	struct db_read q;
+
+	*out = NULL;
+	if (db_read(&q, db,
+		    "SELECT fingerprint FROM identities WHERE site = ?"
+		    " ORDER BY fingerprint",
+		    "s", site))
+		return -1;
+	*out = json_array();
+	while (db_next(&q))
+		json_array_append_new(*out, jstr(db_col_text(q.st, 0)));
+	return query_rows_done(out, &q, "cannot read the site '%s'", site);
+}

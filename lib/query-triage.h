@@ -51,4 +51,12 @@ int query_triage_history(sqlite3 *db, const char *fingerprint,
 			 int (*fn)(const struct triage_rec *r, void *ctx),
 			 void *ctx);
 
+/*
+ * The identities of every compiler that warns at SITE (identities.site,
+ * as kwarn sites prints it) into *OUT, a JSON array of fingerprints in
+ * their order; empty when no identity has that site.  Returns 0 or -1
+ * (reported).
+ */
+int query_site_identities(json_t **out, sqlite3 *db, const char *site);
+
 #endif /* KWARN_QUERY_TRIAGE_H */

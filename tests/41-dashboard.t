@@ -77,7 +77,7 @@ diff_title() { # the page title the diff in file $1 gives the diff view
 # x H CSS pixels; once the dashboard set data-ready, each STEP in turn:
 # key:NAME presses a key as a user does (Input.dispatchKeyEvent),
 # media:print lays the page out for print, js:EXPR prints EXPR's value
-# on a line.  Exits non-zero if anything fails.
+# on a line (a promise's, once it settles).  Exits non-zero if anything fails.
 cat >"$tmp/cdp.pl" <<'PERL'
 use strict;
 use warnings;
@@ -133,7 +133,7 @@ sub call {
 
 sub value {
 	my $r = call('Runtime.evaluate', { expression => $_[0],
-		returnByValue => JSON::PP::true });
+		returnByValue => JSON::PP::true, awaitPromise => JSON::PP::true });
 	die "cdp: $_[0]: $r->{exceptionDetails}{text}\n" if $r->{exceptionDetails};
 	return $r->{result}{value};
 }
@@ -323,6 +323,8 @@ grep -qF '<p class="triage">triage: <span class="triage-badge intended"' "$tmp/d
 	grep -qF '<span class="triage-reason">doubling first is the point &lt;script&gt;alert(1)&lt;/script&gt;</span>' "$tmp/dom" &&
 	! grep -qi '<img' "$tmp/dom" && ! grep -qiF "$xss_script" "$tmp/dom"
 ok $? "warning page: the triage whole, who and why as text"
+! grep -q 'triage-form\|triage-token' "$tmp/dom"
+ok $? "a read-only server: the warning page has no triage control"
 dom "#/diff?run=$RUN&from=$C1&to=$C3"
 a=$(grep -o '<li class="diff-item [a-z_]*" data-identity="[0-9a-f]*"><span class="triage-badge intended"' "$tmp/dom" |
 	sed 's/.*data-identity="\([0-9a-f]*\)".*/\1/')
@@ -667,6 +669,67 @@ a=$(perl -0ne 'print $1 if /<select aria-label="commit">(.*?)<\/select>/s' "$tmp
 	grep -o '<option value="[0-9]*">#[0-9]*' | sed 's/.*#//' | paste -sd,)
 [ "$a" = "204,$(seq -s, 0 24)" ] && [ "$(over_cols)" = "$(seq -s, 0 24)" ]
 ok $? "columns paged away from the selected commit: the picker still offers it first"
+
+# ---- the triage control: the same database served with tokens ----
+server_stop
+tok=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf 'carol %s\n' "$tok" >"$tmp/tokens"
+chmod 600 "$tmp/tokens"
+SERVER_ARGS="--triage-tokens $tmp/tokens" server_start "$DB" "$top/web"
+ok $? "server started again, with a triage token"
+tri2=$(api "/api/commits/$cid3/warnings?triage=open" | jq -r '.warnings[0].identity')
+sha3=$(api "/api/runs/$RUN/burndown" | jq -r '.[2].commit')
+records() { # the triage records of tri2, one "state|who|origin|reason" a line
+	sqlite3 "$DB" "SELECT state || '|' || who || '|' || origin || '|' || reason
+		FROM triage WHERE fingerprint = '$tri2' ORDER BY id"
+}
+# JS: fill the control (state, reason, the token when asked), send it,
+# and wait up to 10 s for $1 (an expression) to hold
+submit_js() { # STATE REASON TOKEN UNTIL
+	printf '%s' "(async () => {
+		const \$ = (id) => document.getElementById(id);
+		\$('triage-state').value = '$1';
+		\$('triage-reason').value = '$2';
+		if ('$3') \$('triage-token').value = '$3';
+		document.querySelector('form.triage-form').requestSubmit();
+		for (let i = 0; i < 200 && !($4); i++)
+			await new Promise((ok) => setTimeout(ok, 50));
+		return [$4 ? 'held' : 'timed out',
+			(\$('triage-status') || {}).textContent || '',
+			sessionStorage.getItem('kwarn-triage-token') === '$tok' ? 'kept' :
+				sessionStorage.length + ' kept',
+			\$('triage-token-label') && \$('triage-token-label').hidden ?
+				'no token asked' : 'token asked'].join(' | ');
+	})()"
+}
+badge_is() { printf '%s' "document.querySelector('p.triage [data-triage=\"$1\"]')"; }
+cdp 1280,900 "#/warning/$tri2/$sha3?run=$RUN" \
+	'js:[!!document.querySelector("form.triage-form"),
+		!document.getElementById("triage-token-label").hidden,
+		sessionStorage.length].join(" ")' \
+	"js:$(submit_js intended 'a wrong token' "${tok%?}x" \
+		"document.querySelector('#triage-status.error')")" \
+	"js:$(submit_js false-positive 'typed once' "$tok" "$(badge_is false-positive)")" \
+	"js:$(submit_js confirmed 'kept for the tab' '' "$(badge_is confirmed)")" \
+	'js:location.href + " " + document.documentElement.outerHTML.includes("'"$tok"'")' \
+	>"$tmp/triage-ui"
+rc=$?
+sed 's/^/# /' "$tmp/triage-ui"
+[ $rc = 0 ] && [ "$(sed -n 1p "$tmp/triage-ui")" = "true true 0" ]
+ok $? "a server with tokens: the warning page has the triage control, and asks for the token"
+case $(sed -n 2p "$tmp/triage-ui") in
+"held | not recorded: a triage needs a valid token"*" | 0 kept | token asked") r=0 ;;
+*) r=1 ;;
+esac
+ok $r "a wrong token: refused, said on the page, nothing kept in the tab"
+[ "$(sed -n 3p "$tmp/triage-ui")" = "held |  | kept | no token asked" ]
+ok $? "the right token: the page shows the decision, the token kept in session storage"
+[ "$(sed -n 4p "$tmp/triage-ui")" = "held |  | kept | no token asked" ]
+ok $? "the next decision without typing the token again"
+[ "$(sed -n 5p "$tmp/triage-ui")" = "$BASE/#/warning/$tri2/$sha3?run=$RUN false" ]
+ok $? "the token is in no URL and nowhere in the page"
+[ "$(records)" = "$(printf 'false-positive|carol|api|typed once\nconfirmed|carol|api|kept for the tab')" ]
+ok $? "stored: the two decisions, under the token's name, and not the wrong token's ($(records | paste -sd';'))"
 
 server_stop
 ok $? "server stopped cleanly"

@@ -178,6 +178,49 @@ jq -e --arg w "$w2" '[.[] | select(.identity == $w)][0] |
 	"$tmp/list.json" >/dev/null
 ok $? "--list: the newest record of each, with its warning"
 
+# --site: one decision for every compiler's warning at a site.  gcc and
+# clang-16 build c1's file into two runs grouped as `kwarn run --cc gcc
+# --cc clang-16` groups them (tests/lib/server-fixture.sh does the same)
+SDB=$tmp/site.db
+mkdir -p "$tmp/s/drivers/x"
+version 1 >"$tmp/s/drivers/x/a.c"
+for cc in gcc clang-16; do
+	(cd "$tmp/s" && LANG=C $cc -Wall -Wimplicit-fallthrough -c \
+		drivers/x/a.c -o "$tmp/a.o") 2>"$tmp/$cc.log"
+	"$KWARN" ingest --db "$SDB" --tree "t-$cc" --commit c1 --source "$tmp/s" \
+		--object-map "$tmp/map" "$tmp/$cc.log" >/dev/null || break
+done
+sqlite3 "$SDB" "UPDATE runs SET group_id = (SELECT MIN(id) FROM runs),
+	compiler = CASE id WHEN (SELECT MIN(id) FROM runs) THEN 'gcc'
+	ELSE 'clang-16' END"
+"$KWARN" sites --db "$SDB" --run 1 --format json >"$tmp/sites.json"
+site=$(jq -r '[.[] | select(.compilers == ["gcc", "clang-16"]) |
+	select(.site | test("fallthrough"))][0].site' "$tmp/sites.json")
+want=$(jq -r --arg s "$site" '.[] | select(.site == $s) |
+	.warnings[].identity' "$tmp/sites.json" | sort | paste -sd,)
+[ "$site" != null ] && [ "$(echo "$want" | tr , '\n' | wc -l)" = 2 ]
+ok $? "gcc and clang-16 warn at one fall-through site ($site)"
+"$KWARN" triage --db "$SDB" --site "$site" --as compiler-bug \
+	--reason "both compilers, one decision" \
+	--link "https://gcc.gnu.org/bugzilla/show_bug.cgi?id=1" >"$tmp/out"
+rc=$?
+got=$(sqlite3 "$SDB" "SELECT fingerprint FROM triage_current
+	WHERE state = 'compiler-bug' ORDER BY fingerprint" | paste -sd,)
+[ $rc = 0 ] && [ "$got" = "$want" ] && [ "$(wc -l <"$tmp/out")" = 2 ] &&
+	[ "$(sqlite3 "$SDB" "SELECT COUNT(*) FROM triage")" = 2 ]
+ok $? "--site: gcc's and clang's warnings there triaged, and nothing else (rc $rc)"
+"$KWARN" triage --db "$SDB" --site "drivers/x/a.c|f|-Wnone|x" --as intended \
+	--reason x >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q 'no warning at the site' "$tmp/out" &&
+	[ "$(sqlite3 "$SDB" "SELECT COUNT(*) FROM triage")" = 2 ]
+ok $? "--site with no warning there: exit 1, nothing stored (rc $rc)"
+"$KWARN" triage --db "$SDB" --site "$site" "${want%%,*}" --as intended \
+	--reason x >/dev/null 2>&1
+rc=$?
+[ $rc = 2 ]
+ok $? "--site and an identity at once: exit 2 (rc $rc)"
+
 # the server's write path
 printf 'alice %s\nbob %s\n' 0123456789abcdef0123456789abcdef \
 	fedcba9876543210fedcba9876543210 >"$tmp/tokens"

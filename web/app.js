@@ -138,6 +138,96 @@ function triageDetail(t) {
 		t.link ? ' ' : null, t.link ? triageLink(t.link) : null);
 }
 
+// The server takes triage (kwarn-server --triage-tokens, as /api/health
+// says): only then does the warning page get its triage control.
+let triageWritable = false;
+// The token is typed once per tab and kept in the tab's session storage
+// (gone with the tab), and sent only in the Authorization header of the
+// POST: never in a URL, never as a cookie.  Kept only once the server has
+// taken it (a 201); a 401 forgets it.
+const TOKEN_KEY = 'kwarn-triage-token';
+
+function storedToken() {
+	try {
+		return sessionStorage.getItem(TOKEN_KEY) || '';
+	} catch (e) {
+		return '';
+	}
+}
+
+// The triage control of the warning page: a state, why, a link, and the
+// token while the tab has none.  Its inputs have no name, so even a form
+// sent without this script puts nothing in a URL.  A decision stored,
+// the page is drawn again from the server's answer.
+function triageControl(identity, t) {
+	const cur = (t && t.state) || 'open';
+	const state = el('select', { id: 'triage-state', 'aria-label': 'triage state' },
+		...TRIAGE.map((s) => el('option', { value: s, selected: s === cur ? '' : null }, s)));
+	state.value = cur;
+	const reason = el('input', { id: 'triage-reason', type: 'text', required: '',
+		maxlength: 4096, autocomplete: 'off', placeholder: 'why, in words a maintainer can check' });
+	const url = el('input', { id: 'triage-link', type: 'url', maxlength: 2048,
+		autocomplete: 'off', placeholder: 'https://… (required for compiler-bug)' });
+	const token = el('input', { id: 'triage-token', type: 'password', autocomplete: 'off' });
+	const tokenLabel = el('label', { id: 'triage-token-label' }, 'token ', token);
+	const forget = el('button', { type: 'button', id: 'triage-forget' }, 'forget the token');
+	const status = el('p', { id: 'triage-status', class: 'triage-status', role: 'status' });
+	const shown = () => {
+		const have = !!storedToken();
+		tokenLabel.hidden = have;
+		token.required = !have;
+		forget.hidden = !have;
+	};
+	const say = (text, bad) => {
+		status.textContent = text;
+		status.classList.toggle('error', !!bad);
+	};
+	forget.addEventListener('click', () => {
+		sessionStorage.removeItem(TOKEN_KEY);
+		shown();
+		say('the token is forgotten in this tab');
+	});
+	const form = el('form', { class: 'triage-form', 'aria-label': 'triage this warning' },
+		el('label', {}, 'triage as ', state), ' ',
+		el('label', { class: 'triage-why' }, 'because ', reason), ' ',
+		el('label', { class: 'triage-url' }, 'link ', url), ' ',
+		tokenLabel, ' ', el('button', { type: 'submit' }, 'record'), ' ', forget, status);
+	shown();
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		const tok = storedToken() || token.value.trim();
+		const body = { state: state.value, reason: reason.value };
+		if (url.value.trim())
+			body.link = url.value.trim();
+		say('recording…');
+		let r, res = null;
+		try {
+			r = await fetch('/api/warnings/' + enc(identity) + '/triage', {
+				method: 'POST', credentials: 'omit', cache: 'no-store',
+				headers: { 'Content-Type': 'application/json',
+					Accept: 'application/json', Authorization: 'Bearer ' + tok },
+				body: JSON.stringify(body) });
+			res = await r.json().catch(() => null);
+		} catch (err) {
+			say('not recorded: ' + String(err.message || err), true);
+			return;
+		}
+		if (r.status === 201) {
+			sessionStorage.setItem(TOKEN_KEY, tok);
+			token.value = '';
+			await route();
+			return;
+		}
+		if (r.status === 401) {
+			sessionStorage.removeItem(TOKEN_KEY);
+			token.value = '';
+			shown();
+		}
+		say('not recorded: ' + ((res && res.error) || r.status + ' ' + r.statusText), true);
+	});
+	return form;
+}
+
 // Links keeping a list's warnings of one triage state (triage= of the
 // API), CUR the one shown; HREFOF(state or '') is a link's address.
 function triageFilter(cur, hrefOf) {
@@ -760,6 +850,7 @@ async function viewWarning(identity, commit, q) {
 			(s.option ? ' [' + s.option + ']' : '')),
 		classification(s),
 		triageDetail(s.triage),
+		triageWritable ? triageControl(identity, s.triage) : null,
 		el('p', { class: 'muted' }, 'at commit ' + short(s.commit.sha) + ' (#' +
 			s.commit.position + '), source from ' +
 			(s.from === 'db' ? 'the stored diagnostic (the tree is not cached)' :
@@ -1138,7 +1229,11 @@ async function route() {
 
 async function start() {
 	try {
+		// whether the server takes triage, asked beside the runs; a
+		// server that cannot say is read-only
+		const health = api('/api/health').catch(() => null);
 		await loadRuns();
+		triageWritable = !!((await health) || {}).triage;
 	} catch (e) {
 		show(card('Error', el('p', { class: 'error' }, String(e.message || e))));
 		document.body.setAttribute('data-ready', '1');
