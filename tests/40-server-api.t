@@ -316,6 +316,31 @@ t "triage=bogus: 400 naming the states" err_is 400 \
 	"/api/warnings?triage=bogus" "want open, confirmed, intended, false-positive"
 t "triage= on the diff: 400, not a parameter of it" err_is 400 \
 	"/api/diff?run=$RUN&from=$C1&to=$C3&triage=open" "unknown parameter"
+# kwarn classify's verdicts from the tree (c3's sources), then verdict=
+# keeps the warnings the collector's own list gives that verdict (issue 33)
+"$KWARN" classify --db "$DB" --commit "$C3" --tree "$tmp/src" >"$tmp/cls"
+ok $? "kwarn classify of c3's warnings, the server running"
+for v in missing-break:"likely missing break" intended:"likely intended" \
+	"likely intended:likely intended" UNSURE:unsure none:none; do
+	for c in "$C1" "$C3"; do
+		want=$("$KWARN" warnings --db "$DB" --commit "$c" --format json |
+			jq --arg v "${v#*:}" '[.[] | select((.verdict // "none") == $v)] |
+			length')
+		t "verdict=${v%%:*} at ${c:0:7}: the $want of kwarn warnings" \
+			jqe --argjson w "$want" --arg v "${v#*:}" \
+			'.total == $w and .verdict == $v and
+			all(.warnings[]; (.verdict // "none") == $v)' \
+			<(get "/api/warnings?commit=$c&verdict=${v%%:*}")
+	done
+done
+t "the classifier found intended fall-throughs to filter on" \
+	jqe '.total > 0' <(get "/api/warnings?commit=$C3&verdict=intended")
+t "verdict= on a commit's and a subsystem's list" \
+	jqe -s '.[0].total == .[1].total and .[0].total > 0' \
+	<(get "/api/commits/$C3/warnings?verdict=intended"
+	  get "/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C3&verdict=intended")
+t "verdict=bogus: 400 naming the verdicts" err_is 400 \
+	"/api/warnings?verdict=bogus" "want missing-break, intended, unsure or none"
 get /api/runs/$RUN/burndown >"$tmp/bdt"
 t "burn-down (cached before the triage): by_triage counts it now" \
 	jqe '[.[].by_triage | [.open, .intended]] == [[6, 0], [5, 1], [1, 1]]
@@ -390,6 +415,22 @@ t "source from the database when the tree is not on disk" \
 	jqe '.from == "db" and .function == "afs_b" and (.lines | length) == 1 and
 		(.lines[0].text | test("kw_inline")) and (.notes | length) == 1' \
 	<(get "/api/warnings/$ident/source")
+# a warning asked for without a commit is shown where it was live last,
+# not at the commit that fixed it; an error names the commit (issue 33)
+fx=$(get "/api/commits/$C2/warnings?state=fixed" | jq -r '.warnings[0].identity')
+last=$(get "/api/warnings/$fx/states?run=$RUN" |
+	jq -c '[.states[] | select(.state == "new" or .state == "present")] |
+	last | {id, sha, position}')
+t "a fixed warning without a commit: at its last live commit $last" \
+	jqe --argjson l "$last" '.commit.id == $l.id and .commit.sha == $l.sha' \
+	<(get "/api/warnings/$fx/source")
+t "the same with ?run= alone" \
+	jqe --argjson l "$last" '.commit.id == $l.id and .commit.run == '"$RUN" \
+	<(get "/api/warnings/$fx/source?run=$RUN")
+t "at a commit without it: 404 naming the commit by position and sha" \
+	err_is 404 "/api/warnings/$fx/source?commit=$C3" "at commit #2 ${C3:0:12} of run $RUN"
+t "in a run that does not exist: 404 naming it" \
+	err_is 404 "/api/warnings/$fx/source?run=999" "no run 999"
 # The collector's cached repository of the tree, as kwarn run leaves it
 # for each kind of tree: the source is the commit's, for a directory tree
 # too, whatever the directory holds after the run.
