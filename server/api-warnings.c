@@ -740,6 +740,19 @@ int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r)
 
 /* subsystems */
 
+/* Entry IDX's lines of TYPE (M, R or L) of M, as a new array. */
+static json_t *entry_people(const struct maint *m, size_t idx, const char *type)
+{
+	const char *addr[64];
+	size_t n = maint_addresses(addr, ARRAY_SIZE(addr), m, idx, type);
+	json_t *arr = json_array();
+
+	/* XXX: past 64 lines of one type, the rest are not named */
+	for (size_t k = 0; k < n && k < ARRAY_SIZE(addr); k++)
+		json_array_append_new(arr, jstr(addr[k]));
+	return arr;
+}
+
 struct sub_count {
 	long long warnings, new_, open, files;
 };
@@ -792,18 +805,27 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 			counts[idx[k]].files++;
 		}
 	}
-	for (i = 0; i < maint_count(m); i++) {
-		json_t *o;
+	/* the catch-all (THE REST) last, after every entry of its own */
+	for (int last = 0; last < 2; last++) {
+		for (i = 0; i < maint_count(m); i++) {
+			json_t *o;
+			int all = maint_is_catch_all(m, i);
 
-		if (!counts[i].warnings)
-			continue;
-		o = json_object();
-		api_set(o, "name", jstr(maint_name(m, i)));
-		api_set(o, "warnings", json_integer(counts[i].warnings));
-		api_set(o, "new", json_integer(counts[i].new_));
-		api_set(o, "open", json_integer(counts[i].open));
-		api_set(o, "files", json_integer(counts[i].files));
-		json_array_append_new(arr, o);
+			if (!counts[i].warnings || all != last)
+				continue;
+			o = json_object();
+			api_set(o, "name", jstr(maint_name(m, i)));
+			api_set(o, "catch_all", json_boolean(all));
+			api_set(o, "warnings",
+				json_integer(counts[i].warnings));
+			api_set(o, "new", json_integer(counts[i].new_));
+			api_set(o, "open", json_integer(counts[i].open));
+			api_set(o, "files", json_integer(counts[i].files));
+			api_set(o, "maintainers", entry_people(m, i, "M"));
+			api_set(o, "reviewers", entry_people(m, i, "R"));
+			api_set(o, "lists", entry_people(m, i, "L"));
+			json_array_append_new(arr, o);
+		}
 	}
 	ret = 0;
 out:

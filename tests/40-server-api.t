@@ -260,6 +260,35 @@ t "subsystems at c1: counts per MAINTAINERS entry" \
 		c("FIREWIRE SUBSYSTEM") == 3 and c("AFS FILESYSTEM") == 1 and
 		c("KWARN HEADERS") == 1 and c("NETWORKING [GENERAL]") == 1 and
 		c("THE REST") == 6' "$tmp/s1"
+# each entry's M:, R: and L: as the tree's MAINTAINERS has them, and the
+# catch-all (THE REST, every file) last and marked so (issue 33)
+awk -v RS= -F '\n' 'NR > 1 { m = r = l = ""
+	for (i = 2; i <= NF; i++) {
+		v = substr($i, 4)
+		if ($i ~ /^M:/) m = m (m == "" ? "" : "|") v
+		if ($i ~ /^R:/) r = r (r == "" ? "" : "|") v
+		if ($i ~ /^L:/) l = l (l == "" ? "" : "|") v
+	}
+	print $1 "\t" m "\t" r "\t" l }' "$tmp/MAINTAINERS" >"$tmp/owners"
+bad=0 seen=0
+while IFS=$'\t' read -r title m r l; do
+	jqe --arg t "$title" '.subsystems[] | select(.name == $t)' "$tmp/s1" ||
+		continue
+	seen=$((seen + 1))
+	jqe --arg t "$title" --arg m "$m" --arg r "$r" --arg l "$l" \
+		'.subsystems[] | select(.name == $t) |
+		(.maintainers | join("|")) == $m and (.reviewers | join("|")) == $r and
+		(.lists | join("|")) == $l' "$tmp/s1" || bad=$((bad + 1))
+done <"$tmp/owners"
+ok $([ $bad = 0 ] && [ $seen = "$(jq '.subsystems | length' "$tmp/s1")" ]
+	echo $?) "subsystems at c1: the M:, R: and L: of each of the $seen entries"
+t "the fixture's AFS entry has a reviewer and a list to show" \
+	jqe '.subsystems[] | select(.name == "AFS FILESYSTEM") |
+		(.reviewers | length) == 1 and (.lists | length) == 1' "$tmp/s1"
+t "THE REST last, the one catch_all, after every entry of its own" \
+	jqe '(.subsystems | length) > 2 and .subsystems[-1].name == "THE REST" and
+		.subsystems[-1].catch_all and
+		([.subsystems[] | select(.catch_all)] | length) == 1' "$tmp/s1"
 t "subsystems default to the run's last point" \
 	jqe '([.subsystems[].name] | sort) == ["AFS FILESYSTEM", "THE REST"]' \
 	<(get "/api/subsystems?run=$RUN")
