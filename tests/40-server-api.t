@@ -48,6 +48,34 @@ export KWARN_CACHE=$tmp/cache
 fixture_build "$tmp"
 ok $? "fixture database built by kwarn ingest from gcc logs"
 
+# the text report: what changed, the not-built warnings of each point as
+# kwarn warnings lists them, the reproducers behind --reproducers (issue 33)
+"$KWARN" report --db "$DB" --run "$RUN" >"$tmp/rep.txt" &&
+	"$KWARN" report --db "$DB" --run "$RUN" --reproducers >"$tmp/rep-r.txt"
+ok $? "kwarn report, and with --reproducers"
+t "without --reproducers: no reproducer" \
+	test "$(grep -c 'reproduce:' "$tmp/rep.txt")" = 0
+t "with it: one under each new and fixed warning ($(grep -c '^\(>>\|--\) ' \
+	"$tmp/rep-r.txt"))" test "$(grep -c '^   reproduce:$' "$tmp/rep-r.txt")" = \
+	"$(grep -c '^\(>>\|--\) ' "$tmp/rep-r.txt")" -a \
+	"$(grep -c '^\(>>\|--\) ' "$tmp/rep-r.txt")" -gt 0
+t "the two differ by the reproducers alone" \
+	cmp -s "$tmp/rep.txt" <(awk '/^   reproduce:$/ { skip = 1; next }
+		skip && /^     / { next } { skip = 0; print }' "$tmp/rep-r.txt")
+bad=0 seen=0
+for c in "$C1" "$C2" "$C3"; do
+	"$KWARN" warnings --db "$DB" --commit "$c" --state not_built --format json |
+		jq -r '.[] | "   not built: \(.file):\(.line):\(.column): "' |
+		sort >"$tmp/nb.want"
+	seen=$((seen + $(wc -l <"$tmp/nb.want")))
+	awk -v c="commit ${c:0:12} " 'index($0, c) == 1 { on = 1; next }
+		/^commit / { on = 0 } on && /^   not built: / { print }' "$tmp/rep.txt" |
+		sed 's/\(:[0-9]*:[0-9]*: \).*/\1/' | sort >"$tmp/nb.got"
+	cmp -s "$tmp/nb.want" "$tmp/nb.got" || bad=$((bad + 1))
+done
+ok $([ $bad = 0 ] && [ $seen -gt 0 ]; echo $?) \
+	"each point lists its not-built warnings, as kwarn warnings does ($seen)"
+
 # start-up checks
 "$KWARN_SERVER" --db "$DB" -n >"$tmp/out" 2>&1
 ok $? "-n accepts a good database"
