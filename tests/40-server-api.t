@@ -62,6 +62,15 @@ t "with it: one under each new and fixed warning ($(grep -c '^\(>>\|--\) ' \
 t "the two differ by the reproducers alone" \
 	cmp -s "$tmp/rep.txt" <(awk '/^   reproduce:$/ { skip = 1; next }
 		skip && /^     / { next } { skip = 0; print }' "$tmp/rep-r.txt")
+# the mail: '>>' on each new warning's line alone, as the robot marks it
+"$KWARN" report --db "$DB" --run "$RUN" --format mail >"$tmp/rep.mbox"
+ok $? "kwarn report --format mail"
+t "mail: '>>' on the $(grep -c '^>>' "$tmp/rep.mbox") new warnings' lines, never on source or notes" \
+	test "$(grep -c '^>>' "$tmp/rep.mbox")" = \
+	"$("$KWARN" report --db "$DB" --run "$RUN" --format json | jq '[.commits[] |
+		select(.position > 0) | .warnings_list[] | select(.state == "new")] |
+		length')" -a "$(grep -c '^>> [^ ]*:[0-9]*:[0-9]*: warning: ' \
+		"$tmp/rep.mbox")" = "$(grep -c '^>>' "$tmp/rep.mbox")"
 bad=0 seen=0
 for c in "$C1" "$C2" "$C3"; do
 	"$KWARN" warnings --db "$DB" --commit "$c" --state not_built --format json |
