@@ -393,7 +393,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	struct query_ids ids = { 0 };
 	long long build = -1, commit = -1;
 	char *sha = NULL, *cached = NULL;
-	long done = 0, bugs = 0, unsure = 0, failed = 0;
+	long done = 0, bugs = 0, intended = 0, unsure = 0, failed = 0;
 	int ret = -1;
 
 	if (db_open(&db, dbpath, DB_READ_WRITE) ||
@@ -433,6 +433,7 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 			print_result(file, warn, here, &r, as_json);
 			done++;
 			bugs += r.verdict == CLASSIFY_MISSING_BREAK;
+			intended += r.verdict == CLASSIFY_INTENDED;
 			unsure += r.verdict == CLASSIFY_UNSURE;
 		}
 		free(src);
@@ -441,9 +442,9 @@ static int classify_db(const char *dbpath, const char *ref, const char *repo,
 	if (db_commit(db))
 		goto out;
 	if (!as_json)
-		printf("%ld classified: %ld likely missing break, %ld unsure, "
-		       "%ld not readable\n",
-		       done, bugs, unsure, failed);
+		printf("%ld classified: %ld likely missing break, "
+		       "%ld likely intended, %ld unsure, %ld not readable\n",
+		       done, bugs, intended, unsure, failed);
 	ret = 0;
 out:
 	query_ids_release(&ids);
@@ -503,7 +504,7 @@ int cmd_classify(int argc, char **argv)
 	}
 	if (file) {
 		struct classify_result r;
-		char *src = NULL;
+		char *src = NULL, why[160];
 		size_t len = 0;
 
 		if (!here) {
@@ -513,6 +514,14 @@ int cmd_classify(int argc, char **argv)
 		/* a source that cannot be read, a pair that is none: 2 */
 		if (util_read_file(&src, &len, file, CAP_SOURCE_FILE))
 			return 2;
+		/* a pair inside a comment, or no pair: no verdict */
+		if (classify_check_pair(src, len, warn, here, why,
+					sizeof(why))) {
+			free(src);
+			error("%s:%ld: not a statement and a case label: %s",
+			      file, here, why);
+			return 2;
+		}
 		rc = classify_fallthrough(&r, src, len, warn, here);
 		free(src);
 		if (rc) {

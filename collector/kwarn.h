@@ -329,9 +329,12 @@ int cmd_report(int argc, char **argv);
  */
 int report_run_json(json_t **out, sqlite3 *db, long long run_id);
 
-/* Print run RUN_ID as "text", "json" or "summary" (burn-down only). */
+/*
+ * Print run RUN_ID as "text", "json" or "summary" (burn-down only); the
+ * text with each warning's reproducer when REPRO is set.
+ */
 int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
-		     const char *format);
+		     const char *format, int repro);
 
 /*
  * Count (and name on stderr) the warnings at the last built point of the

@@ -191,7 +191,11 @@ static int is_to_act_on(json_t *w)
 	return !strcmp(report_str(w, "state"), "new") && !report_is_settled(w);
 }
 
-/* One warning as gcc printed it, and its triage, each line after MARK. */
+/*
+ * One warning as gcc printed it, MARK before its first line alone (as the
+ * kernel test robot marks the warning, not its source or notes), then
+ * its source line, notes and triage.
+ */
 static void add_warning(struct strbuf *sb, json_t *w, const char *mark)
 {
 	struct strbuf t = STRBUF_INIT;
@@ -212,12 +216,12 @@ static void add_warning(struct strbuf *sb, json_t *w, const char *mark)
 	}
 	strbuf_addch(sb, '\n');
 	if (*report_str(w, "source")) {
-		strbuf_addf(sb, "%s%5lld | ", mark, jint(w, "line"));
+		strbuf_addf(sb, "   %5lld | ", jint(w, "line"));
 		add_clean(sb, report_str(w, "source"));
 		strbuf_addch(sb, '\n');
 	}
 	json_array_foreach(json_object_get(w, "notes"), i, n) {
-		strbuf_addstr(sb, mark);
+		strbuf_addstr(sb, "   ");
 		add_clean(sb, report_str(n, "file"));
 		strbuf_addf(sb, ":%lld:%lld: note: ", jint(n, "line"),
 			    jint(n, "column"));
@@ -225,8 +229,7 @@ static void add_warning(struct strbuf *sb, json_t *w, const char *mark)
 		strbuf_addch(sb, '\n');
 	}
 	if (report_triage_text(&t, w)) {
-		strbuf_addstr(sb, mark);
-		strbuf_addstr(sb, "triage: ");
+		strbuf_addstr(sb, "   triage: ");
 		add_clean(sb, t.buf);
 		strbuf_addch(sb, '\n');
 	}

@@ -40,8 +40,11 @@ static long long jint(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
-/* A warning, its notes, verdict, triage and reproducer, marked MARK. */
-static void print_warning(FILE *fp, json_t *w, const char *mark)
+/*
+ * A warning, its notes, verdict, triage and, with REPRO, its reproducer,
+ * marked MARK.
+ */
+static void print_warning(FILE *fp, json_t *w, const char *mark, int repro)
 {
 	size_t i;
 	json_t *n;
@@ -64,7 +67,7 @@ static void print_warning(FILE *fp, json_t *w, const char *mark)
 		fprintf(fp, "   %s, no fix suggested (read both cases): %s\n",
 			jstr(w, "verdict"), jstr(w, "reason"));
 	report_triage_line(fp, w, "   ");
-	if (*jstr(w, "reproducer")) {
+	if (repro && *jstr(w, "reproducer")) {
 		const char *p = jstr(w, "reproducer"), *nl;
 
 		fputs("   reproduce:\n", fp);
@@ -118,8 +121,49 @@ static void bar(FILE *fp, long long n, long long max)
 		fputs("#", fp);
 }
 
+/*
+ * The warnings of point E that were not built there (their object was
+ * not compiled), one line each: neither fixed nor still there.  Returns
+ * 0 or -1 (reported).
+ */
+static int print_not_built(FILE *fp, sqlite3 *db, long long run_id, json_t *e)
+{
+	struct warn_filter f = { .state = "not_built" };
+	struct query_point p = { 0 };
+	json_t *got = NULL, *w;
+	long long cid = -1;
+	size_t i;
+	int ret = -1;
+
+	if (!jint(e, "not_built"))
+		return 0;
+	if (query_resolve_commit(&cid, db, jstr(e, "commit"), run_id))
+		return -1;
+	if (cid < 0)
+		return error("no commit %s in run %lld", jstr(e, "commit"),
+			     run_id);
+	if (query_point(&p, db, cid) || query_point_warnings(&got, db, &p, &f))
+		goto out;
+	json_array_foreach(json_object_get(got, "warnings"), i, w) {
+		const char *fn = jstr(w, "function");
+
+		fprintf(fp, "   not built: %s:%lld:%lld: %s%s%s%s: %s",
+			jstr(w, "file"), jint(w, "line"), jint(w, "column"),
+			*fn ? "in '" : "", fn, *fn ? "': " : "",
+			jstr(w, "kind"), jstr(w, "message"));
+		if (*jstr(w, "option"))
+			fprintf(fp, " [%s]", jstr(w, "option"));
+		fprintf(fp, " (%s)\n", jstr(w, "object"));
+	}
+	ret = 0;
+out:
+	json_decref(got);
+	query_point_release(&p);
+	return ret;
+}
+
 int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
-		     const char *format)
+		     const char *format, int repro)
 {
 	json_t *arr = NULL, *e, *w, *mods;
 	size_t i, j;
@@ -199,9 +243,13 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 
 				if (!strcmp(state, "new") &&
 				    jint(e, "position") > 0)
-					print_warning(fp, w, ">>");
+					print_warning(fp, w, ">>", repro);
 				else if (!strcmp(state, "fixed"))
-					print_warning(fp, w, "--");
+					print_warning(fp, w, "--", repro);
+			}
+			if (print_not_built(fp, db, run_id, e)) {
+				json_decref(arr);
+				return -1;
 			}
 			fputc('\n', fp);
 		}
@@ -261,18 +309,22 @@ static const struct {
 
 static const char *const report_usage[] = {
 	"kwarn report --db FILE [--run ID] [--format text|json|sarif|kcidb|mail]",
+	"             [--reproducers]",
 	NULL,
 };
 
 int cmd_report(int argc, char **argv)
 {
 	const char *dbpath = NULL, *format = "text", *run = NULL;
+	int repro = 0;
 	const struct opt opts[] = {
 		OPT_STRING(0, "db", &dbpath, "FILE", "the database"),
 		OPT_STRING(0, "run", &run, "ID",
 			   "the run (default: the newest)"),
 		OPT_STRING(0, "format", &format, "F",
 			   "text, json, sarif, kcidb or mail (default: text)"),
+		OPT_FLAG(0, "reproducers", &repro,
+			 "text: the commands that rebuild each warning"),
 		OPT_END,
 	};
 	sqlite3 *db = NULL;
@@ -317,7 +369,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (write ? write(stdout, db, run_id) :
-		    report_print_run(stdout, db, run_id, format))
+		    report_print_run(stdout, db, run_id, format, repro))
 		goto out;
 	ret = 0;
 out:

@@ -765,7 +765,7 @@ static int cells_report(struct run *r, int ret)
 				r->nr_arch_names ? " " : "",
 				r->nr_arch_names ? c->arch->name : "",
 				c->run_id);
-		rep = report_print_run(out, r->db, c->run_id, "summary");
+		rep = report_print_run(out, r->db, c->run_id, "summary", 0);
 		if (r->fail_on_new && report_tip_has_new(r->db, c->run_id) > 0)
 			ret = 1;
 		if (rep)

@@ -1519,3 +1519,68 @@ const char *classify_verdict_name(enum classify_verdict v)
 	       v == CLASSIFY_INTENDED	   ? "likely intended" :
 					     "unsure";
 }
+
+const char *classify_verdict_parse(const char *s)
+{
+	static const struct {
+		const char *typed, *name;
+	} v[] = {
+		{ "likely missing break", "likely missing break" },
+		{ "missing break", "likely missing break" },
+		{ "likely intended", "likely intended" },
+		{ "intended", "likely intended" },
+		{ "unsure", "unsure" },
+		{ "none", "none" },
+	};
+	char w[32];
+	size_t i, n;
+
+	/* '-', '_' and '+' as spaces: the forms of an address */
+	for (n = 0; s[n] && n < sizeof(w) - 1; n++)
+		w[n] = strchr("-_+", s[n]) ? ' ' : s[n];
+	if (s[n])
+		return NULL;
+	w[n] = 0;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (!strcasecmp(w, v[i].typed))
+			return v[i].name;
+	return NULL;
+}
+
+int classify_check_pair(const char *src, size_t len, long warn_line,
+			long here_line, char *why, size_t whylen)
+{
+	struct clex lx;
+	int warn_code = 0, here_label = 0;
+
+	clex_run(&lx, src, len);
+	for (size_t t = 0; t < lx.nr; t++) {
+		const struct ctok *k = &lx.toks[t];
+
+		if (k->kind == CTOK_COMMENT || k->kind == CTOK_PREPROC)
+			continue;
+		warn_code |= k->line <= warn_line && warn_line <= k->end_line;
+		here_label |=
+			k->line == here_line &&
+			(clex_is(&lx, k, "case") || clex_is(&lx, k, "default"));
+	}
+	clex_release(&lx);
+	if (!here_label)
+		snprintf(why, whylen,
+			 "line %ld has no case label (nor "
+			 "default) outside a comment",
+			 here_line);
+	else if (warn_line > 0 && !warn_code)
+		snprintf(why, whylen,
+			 "line %ld has no statement outside "
+			 "a comment",
+			 warn_line);
+	else if (warn_line >= here_line)
+		snprintf(why, whylen,
+			 "the statement (line %ld) is not before "
+			 "the label (line %ld)",
+			 warn_line, here_line);
+	else
+		return 0;
+	return -1;
+}

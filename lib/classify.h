@@ -57,4 +57,20 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 /* "likely missing break", "likely intended" or "unsure". */
 const char *classify_verdict_name(enum classify_verdict v);
 
+/*
+ * The verdict a person typed (any case; "missing break", "missing-break",
+ * "likely intended", "intended", "unsure"), as classify_verdict_name()
+ * spells it, or "none" for "none" (not classified); NULL when it is none
+ * of these.
+ */
+const char *classify_verdict_parse(const char *s);
+
+/*
+ * 0 if WARN_LINE (0: not given) holds code and HERE_LINE a case or
+ * default label, WARN_LINE before it, as gcc's warning and its note do;
+ * else -1 and the reason in WHY (a line inside a comment is no pair).
+ */
+int classify_check_pair(const char *src, size_t len, long warn_line,
+			long here_line, char *why, size_t whylen);
+
 #endif

@@ -380,6 +380,17 @@ size_t maint_match(size_t *out, size_t max, const struct maint *m,
 	return n;
 }
 
+int maint_is_catch_all(const struct maint *m, size_t idx)
+{
+	if (idx >= m->n)
+		return 0;
+	for (size_t j = 0; j < m->e[idx].nf; j++)
+		if (!strcmp(m->e[idx].f[j].glob, "*") ||
+		    !strcmp(m->e[idx].f[j].glob, "*/"))
+			return 1;
+	return 0;
+}
+
 size_t maint_addresses(const char **out, size_t max, const struct maint *m,
 		       size_t idx, const char *types)
 {

@@ -57,6 +57,13 @@ size_t maint_match(size_t *out, size_t max, const struct maint *m,
 int maint_entry_matches(const struct maint *m, size_t idx, const char *file);
 
 /*
+ * 1 if entry IDX names every file of the tree (an F: pattern that is a
+ * lone star, with or without a slash, as THE REST has): the catch-all,
+ * nobody's subsystem; else 0.
+ */
+int maint_is_catch_all(const struct maint *m, size_t idx);
+
+/*
  * Store into OUT (room for MAX) the values of entry IDX's lines whose
  * type letter is in TYPES ("MRL": maintainers, reviewers, lists), in the
  * order of the file, and return how many there are (may exceed MAX).

@@ -60,8 +60,14 @@ void query_point_release(struct query_point *p)
  * triage_states[], matched against TRIAGE_STATE_OF the warning's
  * identity.  A macro of its own, and a parameter number past the
  * statement's, so that it stays apart from how the warnings are paged.
+ * ?12, the same way: kwarn classify's verdict, "none" where it made none.
  */
-#define WQ_TRIAGE " AND (?11 IS NULL OR " TRIAGE_STATE_OF("i") " = ?11)"
+#define WQ_TRIAGE                                                                \
+	" AND (?11 IS NULL OR " TRIAGE_STATE_OF(                                 \
+		"i") " = ?11)"                                                   \
+		     " AND (?12 IS NULL OR COALESCE((SELECT cv.verdict FROM"     \
+		     " classifications cv WHERE cv.identity_id = i.id), 'none')" \
+		     " = ?12)"
 
 /*
  * The filters of a point's warnings.  OPTION ?5 is "-W" and the option,
@@ -104,6 +110,7 @@ static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 	db_bind_text(st, 5, option);
 	db_bind_text(st, 6, f->files);
 	db_bind_text(st, 11, f->triage);
+	db_bind_text(st, 12, f->verdict);
 }
 
 static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
@@ -364,7 +371,7 @@ static int triage_annotate_one(sqlite3 *db, json_t *w)
 }
 
 int query_warning(json_t **out, sqlite3 *db, const char *ident,
-		  long long commit_id)
+		  long long commit_id, long long run_id)
 {
 	struct db_read q;
 	sqlite3_stmt *nt = NULL;
@@ -388,7 +395,11 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 		    " WHERE ((i.fp_key = ?5 AND i.fingerprint = ?1)"
 		    "  OR (?2 AND i.id = ?3))"
 		    " AND (?4 IS NULL OR s.commit_id = ?4)"
-		    " ORDER BY s.commit_id DESC LIMIT 1",
+		    " AND (?6 IS NULL OR s.commit_id IN"
+		    "  (SELECT id FROM commits WHERE run_id = ?6))"
+		    /* where it was live last, not the commit that fixed it */
+		    " ORDER BY s.state IN ('new', 'present') DESC,"
+		    " s.commit_id DESC LIMIT 1",
 		    "sdin", ident, id, id ? strtoll(ident, NULL, 10) : -1LL,
 		    commit_id)) {
 		sqlite3_finalize(nt);
@@ -397,6 +408,7 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 	/* the fingerprint is found through its indexed first 64 bits */
 	if (!ident_fingerprint_key(&fp_key, ident))
 		sqlite3_bind_int64(q.st, 5, fp_key);
+	db_bind_int(q.st, 6, run_id, 1);
 	if (db_next(&q)) {
 		json_t *w = json_object();
 

@@ -34,6 +34,8 @@ struct warn_filter {
 	const char *option;
 	const char *files; /* a JSON array of paths (a subsystem's) */
 	const char *triage; /* a state of triage_states[] ("open": none) */
+	/* kwarn classify's verdict as stored, or "none": not classified */
+	const char *verdict;
 	long limit, offset; /* limit <= 0: all */
 };
 
@@ -71,14 +73,15 @@ int query_point_warnings_each(long long *total, sqlite3 *db,
 
 /*
  * Warning IDENT (its identity fingerprint, or an identities id) at commit
- * COMMIT_ID (< 0: the newest commit that has it), as a new object in *out
+ * COMMIT_ID (< 0: the newest commit, of run RUN_ID if >= 0, where it is
+ * live, else the newest where it has any state), as a new object in *out
  * with commit_id, file, line, column, source, message, object, identity,
  * function, option, verdict, fix, reason, inline_chain, build, reproducer,
  * notes and triage (query_triage_annotate()); *out is NULL when there is
  * none.  Returns 0 or -1 (reported).
  */
 int query_warning(json_t **out, sqlite3 *db, const char *ident,
-		  long long commit_id);
+		  long long commit_id, long long run_id);
 
 /*
  * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):

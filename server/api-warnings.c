@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "db.h"
 #include "json.h"
 #include "query.h"
@@ -137,6 +138,7 @@ struct wquery {
 	const struct query_point *p;
 	const char *state; /* NULL: new and present */
 	const char *triage; /* NULL: any */
+	const char *verdict; /* as stored, "none", or NULL: any */
 	const char *file, *function;
 	char *option; /* with its "-W" */
 	char *files; /* JSON array of files (subsystem), or NULL */
@@ -146,7 +148,7 @@ struct wquery {
 
 /*
  * The envelope of Q's answer with WARNINGS (a new reference is taken) as
- * its last member: {total, limit, offset, state, triage, commit,
+ * its last member: {total, limit, offset, state, triage, verdict, commit,
  * subsystem, owner, warnings}.
  */
 static json_t *warnings_envelope(const struct wquery *q, json_int_t total,
@@ -160,6 +162,7 @@ static json_t *warnings_envelope(const struct wquery *q, json_int_t total,
 	api_set(o, "state",
 		q->state ? json_string(q->state) : json_string("new,present"));
 	api_set(o, "triage", q->triage ? jstr(q->triage) : NULL);
+	api_set(o, "verdict", q->verdict ? jstr(q->verdict) : NULL);
 	api_set(o, "commit", api_point_json(q->p));
 	if (q->subsystem)
 		api_set(o, "subsystem", jstr(q->subsystem));
@@ -177,6 +180,7 @@ static void filter_of(struct warn_filter *f, const struct wquery *q)
 	f->option = q->option;
 	f->files = q->files;
 	f->triage = q->triage;
+	f->verdict = q->verdict;
 	f->limit = q->limit;
 	f->offset = q->offset;
 }
@@ -204,9 +208,10 @@ struct cache api_result_cache = CACHE_INIT(result_slots, NULL);
 
 static char *result_key(const struct wquery *q)
 {
-	return xstrfmt("%lld\n%s\n%s\n%s\n%s\n%s\n%s", q->p->commit_id,
+	return xstrfmt("%lld\n%s\n%s\n%s\n%s\n%s\n%s\n%s", q->p->commit_id,
 		       q->state ? q->state : "", q->triage ? q->triage : "",
-		       q->file ? q->file : "", q->function ? q->function : "",
+		       q->verdict ? q->verdict : "", q->file ? q->file : "",
+		       q->function ? q->function : "",
 		       q->option ? q->option : "", q->files ? q->files : "");
 }
 
@@ -313,7 +318,7 @@ static void result_serve(struct api_reply *reply, const struct wquery *q,
 struct result_job {
 	char *key;
 	long long commit_id;
-	char *state, *triage, *file, *function, *option, *files;
+	char *state, *triage, *verdict, *file, *function, *option, *files;
 };
 
 static struct {
@@ -339,6 +344,7 @@ static void job_free(struct result_job *j)
 	free(j->key);
 	free(j->state);
 	free(j->triage);
+	free(j->verdict);
 	free(j->file);
 	free(j->function);
 	free(j->option);
@@ -358,6 +364,7 @@ static void job_run(const struct result_job *j, sqlite3 *db)
 
 	q.state = j->state;
 	q.triage = j->triage;
+	q.verdict = j->verdict;
 	q.file = j->file;
 	q.function = j->function;
 	q.option = j->option;
@@ -447,6 +454,7 @@ static int builder_take(const char *key, const struct wquery *q,
 	j->commit_id = q->p->commit_id;
 	j->state = dup_or_null(q->state);
 	j->triage = dup_or_null(q->triage);
+	j->verdict = dup_or_null(q->verdict);
 	j->file = dup_or_null(q->file);
 	j->function = dup_or_null(q->function);
 	j->option = dup_or_null(q->option);
@@ -679,10 +687,16 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	struct wquery q = { 0 };
 	struct query_point p;
 	const char *opt = api_arg(r, "option");
+	const char *verdict = api_arg(r, "verdict");
 	int ret = -1;
 
 	q.state = api_arg(r, "state");
 	q.triage = api_arg(r, "triage");
+	/* as a person types it, named in the answer as the classifier does */
+	if (verdict && !(q.verdict = classify_verdict_parse(verdict)))
+		return api_fail(reply, 400,
+				"bad parameter 'verdict': want missing-break,"
+				" intended, unsure or none");
 	q.file = api_arg(r, "file");
 	q.function = api_arg(r, "function");
 	/* the parameter table checked every value; this reads the page */
@@ -725,6 +739,19 @@ int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r)
 }
 
 /* subsystems */
+
+/* Entry IDX's lines of TYPE (M, R or L) of M, as a new array. */
+static json_t *entry_people(const struct maint *m, size_t idx, const char *type)
+{
+	const char *addr[64];
+	size_t n = maint_addresses(addr, ARRAY_SIZE(addr), m, idx, type);
+	json_t *arr = json_array();
+
+	/* XXX: past 64 lines of one type, the rest are not named */
+	for (size_t k = 0; k < n && k < ARRAY_SIZE(addr); k++)
+		json_array_append_new(arr, jstr(addr[k]));
+	return arr;
+}
 
 struct sub_count {
 	long long warnings, new_, open, files;
@@ -778,18 +805,27 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 			counts[idx[k]].files++;
 		}
 	}
-	for (i = 0; i < maint_count(m); i++) {
-		json_t *o;
+	/* the catch-all (THE REST) last, after every entry of its own */
+	for (int last = 0; last < 2; last++) {
+		for (i = 0; i < maint_count(m); i++) {
+			json_t *o;
+			int all = maint_is_catch_all(m, i);
 
-		if (!counts[i].warnings)
-			continue;
-		o = json_object();
-		api_set(o, "name", jstr(maint_name(m, i)));
-		api_set(o, "warnings", json_integer(counts[i].warnings));
-		api_set(o, "new", json_integer(counts[i].new_));
-		api_set(o, "open", json_integer(counts[i].open));
-		api_set(o, "files", json_integer(counts[i].files));
-		json_array_append_new(arr, o);
+			if (!counts[i].warnings || all != last)
+				continue;
+			o = json_object();
+			api_set(o, "name", jstr(maint_name(m, i)));
+			api_set(o, "catch_all", json_boolean(all));
+			api_set(o, "warnings",
+				json_integer(counts[i].warnings));
+			api_set(o, "new", json_integer(counts[i].new_));
+			api_set(o, "open", json_integer(counts[i].open));
+			api_set(o, "files", json_integer(counts[i].files));
+			api_set(o, "maintainers", entry_people(m, i, "M"));
+			api_set(o, "reviewers", entry_people(m, i, "R"));
+			api_set(o, "lists", entry_people(m, i, "L"));
+			json_array_append_new(arr, o);
+		}
 	}
 	ret = 0;
 out:
@@ -982,7 +1018,8 @@ static json_t *source_lines(const char *text, long line, long context,
 int api_warning_source(struct api_reply *reply, const struct api_req *r)
 {
 	const char *ident = r->args[0], *ctx = api_arg(r, "context");
-	const char *from = "db";
+	const char *from = "db", *run = api_arg(r, "run");
+	long long run_id = -1;
 	json_t *w = NULL;
 	struct query_point p = { 0 };
 	char *text = NULL, *file = NULL;
@@ -996,17 +1033,37 @@ int api_warning_source(struct api_reply *reply, const struct api_req *r)
 		context = (long)v;
 	if (strlen(ident) > 128)
 		return api_fail(reply, 400, "bad warning identity");
-	if (api_arg(r, "commit") || api_arg(r, "run")) {
+	if (run && api_parse_id(&run_id, reply, "run", run))
+		return -1;
+	/* ?run= alone: where the warning was live last in that run */
+	if (api_arg(r, "commit")) {
 		if (api_point_resolve(&p, reply, r, api_arg(r, "commit")))
 			return -1;
+	} else if (run) {
+		int rc = api_run_exists(reply, r->db, run_id);
+
+		if (rc <= 0)
+			return rc < 0 ? -1 :
+					api_fail(reply, 404, "no run %lld",
+						 run_id);
 	}
-	if (query_warning(&w, r->db, ident, p.commit_id ? p.commit_id : -1)) {
+	if (query_warning(&w, r->db, ident, p.commit_id ? p.commit_id : -1,
+			  run_id)) {
 		api_db_fail(reply, r->db);
 		goto out;
 	}
+	if (!w && p.commit_id) {
+		api_fail(reply, 404,
+			 "no warning '%s' at commit #%ld %.12s of run %lld",
+			 ident, p.position, p.sha, p.run_id);
+		goto out;
+	}
 	if (!w) {
-		api_fail(reply, 404, "no warning '%s'%s", ident,
-			 p.commit_id ? " at that commit" : "");
+		if (run)
+			api_fail(reply, 404, "no warning '%s' in run %lld",
+				 ident, run_id);
+		else
+			api_fail(reply, 404, "no warning '%s'", ident);
 		goto out;
 	}
 	if (!p.commit_id &&

@@ -159,6 +159,8 @@ static const struct param_rule {
 	{ "kind", 1, 16, 1, ",new,fixed,remaining,not_built,",
 	  "new, fixed, remaining or not_built", NULL },
 	{ "owner", 1, 256, 1, NULL, "a maintainer's name or address", NULL },
+	{ "verdict", 1, 32, 1, NULL, "missing-break, intended, unsure or none",
+	  NULL },
 };
 
 static const struct route {
@@ -173,16 +175,16 @@ static const struct route {
 	{ "/api/runs/*", api_run, "" },
 	{ "/api/runs/*/burndown", api_burndown, "compiler arch group" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
-	  "run state triage limit offset compiler arch" },
+	  "run state triage verdict limit offset compiler arch" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/warnings", api_warnings,
 	  "run commit file function option subsystem owner state triage"
-	  " limit offset compiler arch" },
+	  " verdict limit offset compiler arch" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
 	{ "/api/subsystems", api_subsystems, "run commit compiler arch" },
 	{ "/api/maintainers", api_maintainers, "run commit compiler arch" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
-	  "run commit state triage limit offset" },
+	  "run commit state triage verdict limit offset" },
 	{ "/api/builds/*/boot", api_boot, "" },
 	{ "/api/runs/*/series", api_run_series, "by limit offset" },
 	{ "/api/diff", api_diff,

@@ -49,7 +49,7 @@ fi
 
 "$kwarn" report --db "$db" --format json >"$tmp/report.json"
 check "kwarn report --format json" test -s "$tmp/report.json"
-"$kwarn" report --db "$db" >"$tmp/report.txt"
+"$kwarn" report --db "$db" --reproducers >"$tmp/report.txt"
 sel='.commits[1].warnings_list[] | select(.function == "kwarn_selftest_switch" and .state == "new")'
 repro=$(jq -r "[$sel][0].reproducer" "$tmp/report.json")
 obj=$(jq -r "[$sel][0].object" "$tmp/report.json")

@@ -48,6 +48,43 @@ export KWARN_CACHE=$tmp/cache
 fixture_build "$tmp"
 ok $? "fixture database built by kwarn ingest from gcc logs"
 
+# the text report: what changed, the not-built warnings of each point as
+# kwarn warnings lists them, the reproducers behind --reproducers (issue 33)
+"$KWARN" report --db "$DB" --run "$RUN" >"$tmp/rep.txt" &&
+	"$KWARN" report --db "$DB" --run "$RUN" --reproducers >"$tmp/rep-r.txt"
+ok $? "kwarn report, and with --reproducers"
+t "without --reproducers: no reproducer" \
+	test "$(grep -c 'reproduce:' "$tmp/rep.txt")" = 0
+t "with it: one under each new and fixed warning ($(grep -c '^\(>>\|--\) ' \
+	"$tmp/rep-r.txt"))" test "$(grep -c '^   reproduce:$' "$tmp/rep-r.txt")" = \
+	"$(grep -c '^\(>>\|--\) ' "$tmp/rep-r.txt")" -a \
+	"$(grep -c '^\(>>\|--\) ' "$tmp/rep-r.txt")" -gt 0
+t "the two differ by the reproducers alone" \
+	cmp -s "$tmp/rep.txt" <(awk '/^   reproduce:$/ { skip = 1; next }
+		skip && /^     / { next } { skip = 0; print }' "$tmp/rep-r.txt")
+# the mail: '>>' on each new warning's line alone, as the robot marks it
+"$KWARN" report --db "$DB" --run "$RUN" --format mail >"$tmp/rep.mbox"
+ok $? "kwarn report --format mail"
+t "mail: '>>' on the $(grep -c '^>>' "$tmp/rep.mbox") new warnings' lines, never on source or notes" \
+	test "$(grep -c '^>>' "$tmp/rep.mbox")" = \
+	"$("$KWARN" report --db "$DB" --run "$RUN" --format json | jq '[.commits[] |
+		select(.position > 0) | .warnings_list[] | select(.state == "new")] |
+		length')" -a "$(grep -c '^>> [^ ]*:[0-9]*:[0-9]*: warning: ' \
+		"$tmp/rep.mbox")" = "$(grep -c '^>>' "$tmp/rep.mbox")"
+bad=0 seen=0
+for c in "$C1" "$C2" "$C3"; do
+	"$KWARN" warnings --db "$DB" --commit "$c" --state not_built --format json |
+		jq -r '.[] | "   not built: \(.file):\(.line):\(.column): "' |
+		sort >"$tmp/nb.want"
+	seen=$((seen + $(wc -l <"$tmp/nb.want")))
+	awk -v c="commit ${c:0:12} " 'index($0, c) == 1 { on = 1; next }
+		/^commit / { on = 0 } on && /^   not built: / { print }' "$tmp/rep.txt" |
+		sed 's/\(:[0-9]*:[0-9]*: \).*/\1/' | sort >"$tmp/nb.got"
+	cmp -s "$tmp/nb.want" "$tmp/nb.got" || bad=$((bad + 1))
+done
+ok $([ $bad = 0 ] && [ $seen -gt 0 ]; echo $?) \
+	"each point lists its not-built warnings, as kwarn warnings does ($seen)"
+
 # start-up checks
 "$KWARN_SERVER" --db "$DB" -n >"$tmp/out" 2>&1
 ok $? "-n accepts a good database"
@@ -275,6 +312,35 @@ t "subsystems at c1: counts per MAINTAINERS entry" \
 		c("FIREWIRE SUBSYSTEM") == 3 and c("AFS FILESYSTEM") == 1 and
 		c("KWARN HEADERS") == 1 and c("NETWORKING [GENERAL]") == 1 and
 		c("THE REST") == 6' "$tmp/s1"
+# each entry's M:, R: and L: as the tree's MAINTAINERS has them, and the
+# catch-all (THE REST, every file) last and marked so (issue 33)
+awk -v RS= -F '\n' 'NR > 1 { m = r = l = ""
+	for (i = 2; i <= NF; i++) {
+		v = substr($i, 4)
+		if ($i ~ /^M:/) m = m (m == "" ? "" : "|") v
+		if ($i ~ /^R:/) r = r (r == "" ? "" : "|") v
+		if ($i ~ /^L:/) l = l (l == "" ? "" : "|") v
+	}
+	print $1 "\t" m "\t" r "\t" l }' "$tmp/MAINTAINERS" >"$tmp/owners"
+bad=0 seen=0
+while IFS=$'\t' read -r title m r l; do
+	jqe --arg t "$title" '.subsystems[] | select(.name == $t)' "$tmp/s1" ||
+		continue
+	seen=$((seen + 1))
+	jqe --arg t "$title" --arg m "$m" --arg r "$r" --arg l "$l" \
+		'.subsystems[] | select(.name == $t) |
+		(.maintainers | join("|")) == $m and (.reviewers | join("|")) == $r and
+		(.lists | join("|")) == $l' "$tmp/s1" || bad=$((bad + 1))
+done <"$tmp/owners"
+ok $([ $bad = 0 ] && [ $seen = "$(jq '.subsystems | length' "$tmp/s1")" ]
+	echo $?) "subsystems at c1: the M:, R: and L: of each of the $seen entries"
+t "the fixture's AFS entry has a reviewer and a list to show" \
+	jqe '.subsystems[] | select(.name == "AFS FILESYSTEM") |
+		(.reviewers | length) == 1 and (.lists | length) == 1' "$tmp/s1"
+t "THE REST last, the one catch_all, after every entry of its own" \
+	jqe '(.subsystems | length) > 2 and .subsystems[-1].name == "THE REST" and
+		.subsystems[-1].catch_all and
+		([.subsystems[] | select(.catch_all)] | length) == 1' "$tmp/s1"
 t "subsystems default to the run's last point" \
 	jqe '([.subsystems[].name] | sort) == ["AFS FILESYSTEM", "THE REST"]' \
 	<(get "/api/subsystems?run=$RUN")
@@ -331,6 +397,31 @@ t "triage=bogus: 400 naming the states" err_is 400 \
 	"/api/warnings?triage=bogus" "want open, confirmed, intended, false-positive"
 t "triage= on the diff: 400, not a parameter of it" err_is 400 \
 	"/api/diff?run=$RUN&from=$C1&to=$C3&triage=open" "unknown parameter"
+# kwarn classify's verdicts from the tree (c3's sources), then verdict=
+# keeps the warnings the collector's own list gives that verdict (issue 33)
+"$KWARN" classify --db "$DB" --commit "$C3" --tree "$tmp/src" >"$tmp/cls"
+ok $? "kwarn classify of c3's warnings, the server running"
+for v in missing-break:"likely missing break" intended:"likely intended" \
+	"likely intended:likely intended" UNSURE:unsure none:none; do
+	for c in "$C1" "$C3"; do
+		want=$("$KWARN" warnings --db "$DB" --commit "$c" --format json |
+			jq --arg v "${v#*:}" '[.[] | select((.verdict // "none") == $v)] |
+			length')
+		t "verdict=${v%%:*} at ${c:0:7}: the $want of kwarn warnings" \
+			jqe --argjson w "$want" --arg v "${v#*:}" \
+			'.total == $w and .verdict == $v and
+			all(.warnings[]; (.verdict // "none") == $v)' \
+			<(get "/api/warnings?commit=$c&verdict=${v%%:*}")
+	done
+done
+t "the classifier found intended fall-throughs to filter on" \
+	jqe '.total > 0' <(get "/api/warnings?commit=$C3&verdict=intended")
+t "verdict= on a commit's and a subsystem's list" \
+	jqe -s '.[0].total == .[1].total and .[0].total > 0' \
+	<(get "/api/commits/$C3/warnings?verdict=intended"
+	  get "/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C3&verdict=intended")
+t "verdict=bogus: 400 naming the verdicts" err_is 400 \
+	"/api/warnings?verdict=bogus" "want missing-break, intended, unsure or none"
 get /api/runs/$RUN/burndown >"$tmp/bdt"
 t "burn-down (cached before the triage): by_triage counts it now" \
 	jqe '[.[].by_triage | [.open, .intended]] == [[6, 0], [5, 1], [1, 1]]
@@ -405,6 +496,22 @@ t "source from the database when the tree is not on disk" \
 	jqe '.from == "db" and .function == "afs_b" and (.lines | length) == 1 and
 		(.lines[0].text | test("kw_inline")) and (.notes | length) == 1' \
 	<(get "/api/warnings/$ident/source")
+# a warning asked for without a commit is shown where it was live last,
+# not at the commit that fixed it; an error names the commit (issue 33)
+fx=$(get "/api/commits/$C2/warnings?state=fixed" | jq -r '.warnings[0].identity')
+last=$(get "/api/warnings/$fx/states?run=$RUN" |
+	jq -c '[.states[] | select(.state == "new" or .state == "present")] |
+	last | {id, sha, position}')
+t "a fixed warning without a commit: at its last live commit $last" \
+	jqe --argjson l "$last" '.commit.id == $l.id and .commit.sha == $l.sha' \
+	<(get "/api/warnings/$fx/source")
+t "the same with ?run= alone" \
+	jqe --argjson l "$last" '.commit.id == $l.id and .commit.run == '"$RUN" \
+	<(get "/api/warnings/$fx/source?run=$RUN")
+t "at a commit without it: 404 naming the commit by position and sha" \
+	err_is 404 "/api/warnings/$fx/source?commit=$C3" "at commit #2 ${C3:0:12} of run $RUN"
+t "in a run that does not exist: 404 naming it" \
+	err_is 404 "/api/warnings/$fx/source?run=999" "no run 999"
 # The collector's cached repository of the tree, as kwarn run leaves it
 # for each kind of tree: the source is the commit's, for a directory tree
 # too, whatever the directory holds after the run.

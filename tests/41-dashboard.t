@@ -252,6 +252,27 @@ ok $? "keyboard focus on commit #1 opens its tip: subject and counts"
 c=$(count '<tr class="commit-row')
 [ "$c" = "$commits" ]
 ok $? "one table row per commit ($c of $commits)"
+# issue 33: what is new stands out, and the table's rows are real links
+got=$(grep -o '<circle [^>]*class="point [^"]*has-new[^>]*' "$tmp/dom" |
+	sed -n 's/.*data-position="\([0-9]*\)".*/\1/p' | sort -u | paste -sd,)
+want=$(api "/api/runs/$RUN/burndown" | jq -r '[.[] | select(.new > 0) |
+	.position] | sort | map(tostring) | join(",")')
+[ -n "$want" ] && [ "$got" = "$want" ]
+ok $? "the chart marks the points of the commits that add a warning ($got = $want)"
+printf '%s\n' "$tip" | grep -qF "$(api "/api/runs/$RUN/burndown" |
+	jq -r '.[1] | "+\(.new) new, −\(.fixed) fixed"')"
+ok $? "the tip of commit #1 has its new and fixed counts"
+c=$(grep -o '<td class="sha mono"><a href="#/commit/[0-9]*">' "$tmp/dom" | wc -l)
+[ "$c" = "$commits" ]
+ok $? "each commit row's sha is a link to its commit ($c of $commits)"
+grep -q '<tr class="commit-row[^"]* at"><td class="num">1</td>' "$tmp/dom" &&
+	[ "$(count 'commit-row[^"]* at"')" = 1 ]
+ok $? "?at=1 highlights that commit's row alone"
+nb=$(api "/api/runs/$RUN/burndown" | jq '[.[] | select(.build)] | last | .not_built')
+grep -q "<span class=\"not-built\"><b>$nb</b> not built</span>" "$tmp/dom"
+ok $? "the summary counts the tip's not-built warnings ($nb)"
+curl -s "$BASE/" | grep -q '<link rel="icon" href="data:,">'
+ok $? "the page names its icon: no favicon.ico request to 404"
 c=$(count 'class="new-warning"')
 [ "$c" = 1 ]
 ok $? "the new warning stands out in its panel ($c)"

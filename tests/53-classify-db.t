@@ -88,8 +88,8 @@ echo "$out" | grep -q '^drivers/ok.c:11: likely intended (fallthrough;)'
 ok $? "ok.c: intended"
 echo "$out" | grep -q '^drivers/maybe.c:7: unsure (no fix: read both cases): no evidence'
 ok $? "maybe.c: unsure, no fix suggested, and why"
-echo "$out" | grep -q '^3 classified: 1 likely missing break, 1 unsure, 0 not readable$'
-ok $? "the summary counts the unsure verdicts"
+echo "$out" | grep -q '^3 classified: 1 likely missing break, 1 likely intended, 1 unsure, 0 not readable$'
+ok $? "the summary counts each verdict: missing break, intended, unsure"
 row=$(sqlite3 "$tmp/k.db" "SELECT verdict || ',' || ifnull(fix, 'NULL') FROM classifications
 	WHERE reason LIKE 'no evidence%';" 2>&1)
 ok $([ "$row" = "unsure,NULL" ]; echo $?) "stored as unsure with no fix ($row)"
@@ -124,6 +124,28 @@ ok $([ $? = 2 ] && grep -q "no case label" "$tmp/o"; echo $?) \
 ok $([ $? = 2 ] && [ "$(wc -l <"$tmp/o")" = 1 ] &&
 	grep -q "missing.c" "$tmp/o"; echo $?) \
 	"a source that cannot be read: one line naming it, exit 2"
+
+# gcc's own pair for ok.c, then the same lines inside a comment: a pair
+# that is no statement and no label gets no verdict (issue 33)
+owarn=$(sed -n 's|^drivers/ok.c:\([0-9]*\):[0-9]*: warning:.*|\1|p' "$tmp/build.log")
+ohere=$(sed -n 's|^drivers/ok.c:\([0-9]*\):[0-9]*: note: here|\1|p' "$tmp/build.log")
+lines=$(grep -c '' "$tmp/src/drivers/ok.c")
+{ echo '/*'; sed 's|^| * |' "$tmp/src/drivers/ok.c"; echo ' */'
+	cat "$tmp/src/drivers/ok.c"; } >"$tmp/commented.c"
+"$kwarn" classify --file "$tmp/commented.c" --warn $((owarn + 1)) \
+	--here $((ohere + 1)) >"$tmp/o" 2>&1
+ok $([ $? = 2 ] && [ "$(wc -l <"$tmp/o")" = 1 ] &&
+	grep -q "commented.c:$((ohere + 1)): not a statement and a case label" \
+		"$tmp/o"; echo $?) \
+	"gcc's pair for ok.c at its lines inside a comment: refused, exit 2"
+"$kwarn" classify --file "$tmp/commented.c" --warn $((owarn + lines + 2)) \
+	--here $((ohere + lines + 2)) >"$tmp/o" 2>&1
+ok $([ $? = 0 ] && grep -q "likely intended" "$tmp/o"; echo $?) \
+	"the same pair in the code after the comment: its verdict"
+"$kwarn" classify --file "$tmp/src/drivers/ok.c" --warn "$ohere" \
+	--here "$owarn" >"$tmp/o" 2>&1
+ok $([ $? = 2 ] && grep -q "no case label" "$tmp/o"; echo $?) \
+	"gcc's pair the other way round: refused, exit 2"
 
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"

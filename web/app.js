@@ -325,6 +325,8 @@ function chart(series, commits) {
 	const tipText = (i) => '#' + commits[i].position + ' ' + short(commits[i].sha) +
 		' ' + (commits[i].subject || '') +
 		(commits[i].boot ? '\nboot: ' + commits[i].boot : '') +
+		(commits[i].new || commits[i].fixed ? '\n+' + num(commits[i].new) +
+			' new, −' + num(commits[i].fixed) + ' fixed' : '') +
 		series.map((s) => '\n' + s.label + ': ' + num(s.values[i])).join('');
 	const showTip = (i, v) => {
 		tip.textContent = tipText(i);
@@ -354,7 +356,8 @@ function chart(series, commits) {
 			c.setAttribute('cx', x(i).toFixed(1));
 			c.setAttribute('cy', y(v).toFixed(1));
 			c.setAttribute('r', r);
-			c.setAttribute('class', pcls);
+			// a commit that adds a warning stands out
+			c.setAttribute('class', commits[i].new ? pcls + ' has-new' : pcls);
 			c.setAttribute('tabindex', '-1');
 			c.setAttribute('data-position', pos);
 			c.setAttribute('data-series', s.label);
@@ -470,7 +473,7 @@ const COMMIT_PAGE = 50;
 
 // POINTS from OFFSET as the table of the burn-down page; HREFOF(offset)
 // is the address of another page.
-function commitTable(points, offset, hrefOf) {
+function commitTable(points, offset, hrefOf, at) {
 	const head = el('tr', {}, el('th', { class: 'num' }, '#'),
 		el('th', { class: 'sha' }, 'commit'), el('th', {}, 'subject'),
 		el('th', { class: 'num' }, 'warnings'), el('th', { class: 'num' }, 'new'),
@@ -478,9 +481,11 @@ function commitTable(points, offset, hrefOf) {
 		el('th', {}, 'boot'));
 	const page = points.slice(offset, offset + COMMIT_PAGE);
 	const rows = page.map((p) => {
-		const tr = el('tr', { class: 'commit-row' + (p.new ? ' has-new' : '') },
+		const tr = el('tr', { class: 'commit-row' + (p.new ? ' has-new' : '') +
+			(String(p.position) === at ? ' at' : '') },
 			el('td', { class: 'num' }, p.position),
-			el('td', { class: 'sha mono' }, short(p.commit)),
+			// a real link: Tab reaches it, a middle click opens a tab
+			el('td', { class: 'sha mono' }, link('#/commit/' + p.id, short(p.commit))),
 			el('td', {}, p.subject || p.patch || ''),
 			el('td', { class: 'num' }, num(p.warnings)),
 			el('td', { class: 'num new' }, num(p.new)),
@@ -590,7 +595,7 @@ async function viewRun(id, q) {
 				boot = q.boot + (k ? ' (' + (r.cc || 'run #' + r.id) + ')' : '');
 		});
 		return { id: p.id, position: p.position, sha: p.commit, subject: p.subject,
-			boot: boot };
+			boot: boot, new: p.new, fixed: p.fixed };
 	});
 	const built = points.filter((p) => p.warnings !== null);
 	const [first, last] = baseAndTip(points);
@@ -609,6 +614,9 @@ async function viewRun(id, q) {
 			'?triage=' + t, bt[t] + ' ' + t)]).flat()) : null,
 		el('span', {}, el('b', {}, sum('fixed')), ' fixed'),
 		el('span', {}, el('b', {}, sum('new')), ' new'),
+		// what the tip did not build: neither fixed nor still there
+		last && last.not_built ? el('span', { class: 'not-built' },
+			el('b', {}, last.not_built), ' not built') : null,
 		el('span', {}, el('b', {}, points.length), ' commits'),
 		first && last ? link('#/diff?run=' + run + '&from=' + first.id + '&to=' + last.id,
 			'base → tip diff') : null);
@@ -625,7 +633,8 @@ async function viewRun(id, q) {
 		card('Burn-down of run #' + run + (group.length > 1 ? ' with ' +
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
 		chart(groupSeries(group, bds, archs), commits)),
-		card('Commits', commitTable(points, offset, (o) => '#/run/' + run + '?rows=' + o)));
+		card('Commits', commitTable(points, offset, (o) => '#/run/' + run + '?rows=' + o,
+			at)));
 	const right = el('div', {}, await newPanel(points, run, diff));
 	show(el('div', { class: 'grid' }, left, right));
 	// #/run/N?at=POS: that commit's point has the focus, its tip open
@@ -1027,7 +1036,8 @@ async function viewNightly() {
 	const nights = [...new Set(all.map(day))].sort();
 	const trees = [...new Set(all.map((r) => r.tree.name))].sort();
 	if (!all.length) {
-		show(card('Nightly', el('p', { class: 'muted' }, 'No `kwarn nightly` run yet.')));
+		show(card('Nightly', el('p', { class: 'muted' }, 'No ', el('code', {}, 'kwarn nightly'),
+			' run yet.')));
 		return;
 	}
 	const rows = trees.map((t) => {

@@ -189,6 +189,8 @@ List of maintainers and how to submit kernel changes
 
 AFS FILESYSTEM
 M:	David Howells <dhowells@example.org>
+R:	Marc Dionne <marc.dionne@example.org>
+L:	linux-afs@example.org
 F:	fs/afs/
 
 FIREWIRE SUBSYSTEM

@@ -118,6 +118,12 @@ static void test_sample(void)
 	ok(matches(m, "Makefile", "THE REST") &&
 		   matches(m, "drivers/firewire/core-device.c", "THE REST"),
 	   "THE REST matches everything");
+	ok(maint_is_catch_all(m, (size_t)maint_find(m, "THE REST")) &&
+		   !maint_is_catch_all(
+			   m, (size_t)maint_find(m, "FIREWIRE SUBSYSTEM")) &&
+		   !maint_is_catch_all(
+			   m, (size_t)maint_find(m, "NET DRIVERS TOP LEVEL")),
+	   "THE REST alone is the catch-all");
 	ok(!strcmp(best(m, "drivers/firewire/core-device.c"),
 		   "FIREWIRE SUBSYSTEM"),
 	   "deepest pattern first (got '%s')",
@@ -131,7 +137,7 @@ static void test_sample(void)
 }
 
 /* The checks of test_real(), all skipped when it has no MAINTAINERS. */
-#define REAL_CHECKS 8
+#define REAL_CHECKS 9
 
 static void test_real(void)
 {
@@ -184,6 +190,16 @@ static void test_real(void)
 		   cases[i].file, cases[i].entry);
 	ok(!matches(m, "drivers/firewire/core-device.c", "AFS FILESYSTEM"),
 	   "firewire is not AFS");
+	{
+		size_t ncatch = 0, last = 0;
+
+		for (size_t i = 0; i < maint_count(m); i++)
+			if (maint_is_catch_all(m, i))
+				ncatch++, last = i;
+		ok(ncatch == 1 && !strcmp(maint_name(m, last), "THE REST"),
+		   "one catch-all in the real MAINTAINERS, THE REST (%zu)",
+		   ncatch);
+	}
 out:
 	maint_free(m);
 	free(text);
