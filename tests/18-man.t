@@ -53,9 +53,10 @@ check "kwarn-server.1 exists" test -s "$man/kwarn-server.1"
 check_options server "$man/kwarn-server.1" "$tmp/usage"
 check "kwarn-cc.1 exists" test -s "$man/kwarn-cc.1"
 "$top/bin/kwarn-cc" >"$tmp/usage" 2>&1
-grep -q 'usage: kwarn-cc COMPILER' "$tmp/usage" &&
-	grep -qF 'B kwarn\-cc' "$man/kwarn-cc.1"
-ok $? "kwarn-cc.1 names what kwarn-cc's usage says"
+grep -q 'usage: kwarn-cc \[--tool=CHECKER\] COMPILER' "$tmp/usage" &&
+	grep -qF 'B kwarn\-cc' "$man/kwarn-cc.1" &&
+	grep -qF '\-\-tool=' "$man/kwarn-cc.1"
+ok $? "kwarn-cc.1 names what kwarn-cc's usage says, --tool too"
 
 # Options a usage text leaves out (run's --jobs, the server's --check) are
 # in the option tables of the source: each long one is in some page.
