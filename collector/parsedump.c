@@ -108,7 +108,8 @@ int cmd_parse_dump(int argc, char **argv)
 		dc.fp = NULL;
 	p = parse_new(dump_emit, &dc);
 	if (tool && parse_set_tool(p, tool)) {
-		error("unknown checker '%s' (kwarn knows sparse)", tool);
+		error("unknown checker '%s' (kwarn knows sparse and kernel-doc)",
+		      tool);
 		goto out;
 	}
 	for (size_t i = 0; i < strips.nr; i++)

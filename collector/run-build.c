@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,7 +551,8 @@ static char *capture_tool(const struct run *r, const char *text, int *wanted)
 {
 	char *tool = capture_parse_tool(text);
 
-	*wanted = tool && r->checker && !strcmp(tool, r->checker);
+	*wanted = tool && ((r->checker && !strcmp(tool, r->checker)) ||
+			   (r->ws.w && !strcmp(tool, "kernel-doc")));
 	return tool;
 }
 
@@ -680,6 +682,164 @@ static int in_build(const struct run *r, const char *obj)
 	return in;
 }
 
+/* The source kbuild compiles into OBJ ("x/y.o": "x/y.c"), a new string. */
+static char *object_source(const char *obj)
+{
+	char *src = xstrdup(obj);
+
+	src[strlen(src) - 1] = 'c';
+	return src;
+}
+
+/* Write the kernel-doc capture of OBJ in CAP: header, then TEXT. */
+static void kdoc_write(const char *cap, const char *obj, const char *text,
+		       size_t len)
+{
+	char name[PATH_MAX], head[PATH_MAX + 64];
+	struct strbuf sb = STRBUF_INIT;
+	int hlen = capture_header(head, sizeof(head), 0, obj, "kernel-doc");
+
+	capture_name(name, sizeof(name), cap, obj, ".kernel-doc.log");
+	strbuf_add(&sb, head, (size_t)hlen);
+	strbuf_add(&sb, text, len);
+	if (util_write_file(name, sb.buf, sb.len))
+		warning("cannot keep kernel-doc's lines of '%s'", obj);
+	strbuf_release(&sb);
+}
+
+/* Run kernel-doc on OBJ's source as kbuild does, into its capture. */
+static void kdoc_run(struct run *r, const char *cap, const char *obj)
+{
+	char *src = object_source(obj);
+	char *script = xstrfmt("%s/scripts/kernel-doc", r->tree->src);
+	char *path = xstrfmt("%s/%s", r->tree->src, src);
+	char *err = xstrfmt("%s/kernel-doc.err", cap), *text = NULL;
+	const char *argv[] = { "perl", script, "-none", path, NULL };
+	size_t len = 0;
+
+	if (util_run(argv, NULL, "/dev/null", err) < 0 ||
+	    util_read_file(&text, &len, err, CAP_CAPTURE_FILE))
+		warning("cannot run kernel-doc on '%s'", src);
+	else
+		kdoc_write(cap, obj, text, len);
+	unlink(err);
+	free(text);
+	free(err);
+	free(path);
+	free(script);
+	free(src);
+}
+
+/*
+ * Under W=, kbuild runs "SRC/scripts/kernel-doc -none SRC/x.c" in the
+ * rule of every object it compiles, outside the compiler: its lines go to
+ * make's log only.  They name the source, with a line and no column
+ * ("SRC/x.c:12: warning: ..."), and a source is one object's, so each
+ * object compiled at this point (a compiler's capture in capture/) gets a
+ * kernel-doc capture of the lines that name its source in LOG, empty when
+ * there are none: a fixed comment is fixed.  The first point a run builds
+ * also runs kernel-doc itself on every other object of the build that has
+ * no such capture yet (a build directory that kwarn filled before it kept
+ * them), as C=2 does for a checker.
+ */
+static void kdoc_captures(struct run *r, struct cell *c, const char *log)
+{
+	char *cap = xstrfmt("%s/capture", c->kdir);
+	char *last = xstrfmt("%s/last", c->kdir);
+	char *prefix = xstrfmt("%s/", r->tree->src), *text = NULL;
+	size_t nn = 0, na = 0, len = 0, plen = strlen(prefix);
+	char **now = list_logs(cap, &nn), **all = NULL;
+	char **objs = NULL;
+	size_t nobj = 0;
+
+	/* the objects compiled now */
+	for (size_t i = 0; i < nn; i++) {
+		char *path = xstrfmt("%s/%s", cap, now[i]);
+		char *head = NULL, *obj = NULL, *tool = NULL;
+		int rc;
+
+		if (!util_read_file(&head, NULL, path, CAP_CAPTURE_FILE) &&
+		    !capture_parse_header(&rc, &obj, head) &&
+		    !(tool = capture_parse_tool(head))) {
+			objs = xrealloc(objs, (nobj + 1) * sizeof(*objs));
+			objs[nobj++] = obj;
+			obj = NULL;
+		}
+		free(tool);
+		free(obj);
+		free(head);
+		free(path);
+	}
+	if (util_read_file(&text, &len, log, CAP_CAPTURE_FILE))
+		len = 0;
+	for (size_t i = 0; i < nobj; i++) {
+		char *src = object_source(objs[i]);
+		size_t sl = strlen(src);
+		struct strbuf mine = STRBUF_INIT;
+
+		for (const char *l = text; l && l < text + len;) {
+			const char *e =
+				memchr(l, '\n', (size_t)(text + len - l));
+			const char *t;
+			size_t ll = e ? (size_t)(e - l) :
+					(size_t)(text + len - l);
+
+			/* "SRC/x.c:12: warning: ...": a line, no column */
+			if (ll > plen + sl + 3 && !memcmp(l, prefix, plen) &&
+			    !memcmp(l + plen, src, sl) && l[plen + sl] == ':') {
+				t = l + plen + sl + 1;
+				while (t < l + ll && *t >= '0' && *t <= '9')
+					t++;
+				if (t > l + plen + sl + 1 && t + 1 < l + ll &&
+				    t[0] == ':' && t[1] == ' ') {
+					strbuf_add(&mine, l, ll);
+					strbuf_addch(&mine, '\n');
+				}
+			}
+			l = e ? e + 1 : text + len;
+		}
+		kdoc_write(cap, objs[i], mine.buf ? mine.buf : "", mine.len);
+		strbuf_release(&mine);
+		free(src);
+	}
+	/* the first point: every object of the build has one */
+	if (!c->checked) {
+		all = list_logs(last, &na);
+		for (size_t i = 0; i < na && !interrupted; i++) {
+			char *path = xstrfmt("%s/%s", last, all[i]);
+			char *head = NULL, *obj = NULL, *tool = NULL;
+			char kd[PATH_MAX], kdnow[PATH_MAX];
+			int rc;
+
+			if (!util_read_file(&head, NULL, path,
+					    CAP_CAPTURE_FILE) &&
+			    !capture_parse_header(&rc, &obj, head) &&
+			    !(tool = capture_parse_tool(head)) &&
+			    in_build(r, obj) && object_exists(r, c, obj)) {
+				capture_name(kd, sizeof(kd), last, obj,
+					     ".kernel-doc.log");
+				capture_name(kdnow, sizeof(kdnow), cap, obj,
+					     ".kernel-doc.log");
+				if (access(kd, F_OK) && access(kdnow, F_OK))
+					kdoc_run(r, cap, obj);
+			}
+			free(tool);
+			free(obj);
+			free(head);
+			free(path);
+		}
+		free_list(all, na);
+	}
+	for (size_t i = 0; i < nobj; i++)
+		free(objs[i]);
+	free(objs);
+	free_list(now, nn);
+	free(text);
+	free(prefix);
+	free(cap);
+	free(last);
+}
+
 /*
  * The checker's captures: each of this point (NOW, in capture/) under
  * its object, then the last one of every other object that this point
@@ -798,7 +958,7 @@ static int store_objects(struct run *r, struct cell *c, struct build_writer *w)
 		free(path);
 	}
 	bw_set_carried(w, 0);
-	if (r->checker)
+	if (r->checker || r->ws.w)
 		store_checks(r, c, w, now, nn, all, na);
 	ret = 0;
 	free_list(now, nn);
@@ -1038,6 +1198,8 @@ int build_point(struct run *r, struct cell *c, size_t k)
 		rc3 = install_modules(r, c, k, log, &mods);
 	}
 	unsetenv("KWARN_CAPTURE_DIR");
+	if (!interrupted && rc >= 0 && r->ws.w)
+		kdoc_captures(r, c, log);
 	if (!interrupted && rc >= 0)
 		progress(r, c, k, "built");
 	bi.cached = r->cached;

@@ -351,10 +351,10 @@ void parse_set_single_stream(struct parser *p)
 
 int parse_set_tool(struct parser *p, const char *tool)
 {
-	if (strcmp(tool, "sparse"))
+	if (strcmp(tool, "sparse") && strcmp(tool, "kernel-doc"))
 		return -1;
 	p->single = 1;
-	p->sparse = 1;
+	p->sparse = !strcmp(tool, "sparse");
 	return 0;
 }
 

@@ -117,10 +117,12 @@ void parse_add_strip_prefix(struct parser *p, const char *prefix);
 void parse_set_single_stream(struct parser *p);
 
 /*
- * P reads one checker's output alone (a kwarn-cc capture of kbuild's
- * CHECK): TOOL "sparse" is the only one known.  Its diagnostics are of
- * that kind, and the lines under each (sparse's "expected ...", "got
- * ...") are its notes.  Returns -1 for a tool it does not know.
+ * P reads one tool's output alone, for one object: "sparse" (a kwarn-cc
+ * capture of kbuild's CHECK), whose diagnostics are then of that kind
+ * and the lines under each ("expected ...", "got ...") its notes; or
+ * "kernel-doc" (the lines kbuild's kernel-doc printed for one source),
+ * read as any log's kernel-doc lines are.  Returns -1 for a tool it does
+ * not know.
  */
 int parse_set_tool(struct parser *p, const char *tool);
 
