@@ -192,6 +192,7 @@ struct run_request {
 	const char *const *cc_names; /* --cc, nr_cc of them; none: gcc */
 	size_t nr_cc;
 	const char *warnings; /* --warnings SPEC, or NULL */
+	const char *checker; /* --checker: "sparse", or NULL */
 	const char *targets; /* --targets OBJ,..., or NULL */
 	struct ccache_opts cache; /* the compiler cache */
 };

@@ -343,15 +343,25 @@ static void print_text(FILE *fp, json_t *report, json_t *failures)
 		json_array_foreach(json_object_get(e, "new"), j, w) {
 			const char *fn = json_string_value(
 				json_object_get(w, "function"));
+			const char *opt =
+				json_string_value(json_object_get(w, "option"));
+			const char *kind =
+				json_string_value(json_object_get(w, "kind"));
 
-			/* which compiler said it: campaigns run several */
+			/*
+			 * which compiler said it: campaigns run several; the
+			 * tool, for what no compiler option names (sparse,
+			 * kernel-doc)
+			 */
 			fprintf(fp, ">> %s:%lld: in '%s': %s [%s] (%s; %s)\n",
 				json_string_value(json_object_get(w, "file")),
 				json_integer_value(json_object_get(w, "line")),
 				fn ? fn : "",
 				json_string_value(
 					json_object_get(w, "message")),
-				json_string_value(json_object_get(w, "option")),
+				opt  ? opt :
+				kind ? kind :
+				       "?",
 				json_string_value(json_object_get(w, "cause")),
 				json_string_value(
 					json_object_get(e, "compiler")));
@@ -440,7 +450,8 @@ static const char *const nightly_usage[] = {
 	"kwarn nightly --db FILE [--trees DIR] [--config FRAG]... [--level N] [-j N]",
 	"              [--series FILE|none] [--no-boot] [--repo PATH --ref BRANCH]",
 	"              [--cc-launcher L] [--format text|json] [--arch x86_64|arm64]...",
-	"              [--cc NAME]... [--warnings W=N,-Wflag...] [--targets OBJ,...]",
+	"              [--cc NAME]... [--warnings W=N,-Wflag...] [--checker sparse]",
+	"              [--targets OBJ,...]",
 	"              [--mail FILE] [--compiler-cache] [--no-compiler-cache]",
 	"              [--cache-size SIZE]",
 	"              [--compiler-cache-remote URL]",
@@ -922,6 +933,8 @@ int cmd_nightly(int argc, char **argv)
 			 "a compiler of the matrix (gcc, clang-16, ...)"),
 		OPT_STRING(0, "warnings", &n.q.warnings, "SPEC",
 			   "extra warnings: W=N and -Wflag, comma-separated"),
+		OPT_STRING(0, "checker", &n.q.checker, "sparse",
+			   "run kbuild's checker on each compiled object"),
 		OPT_STRING(0, "targets", &n.q.targets, "OBJ,...",
 			   "build only these objects"),
 		OPT_STRING(0, "mail", &n.mail, "FILE",

@@ -867,6 +867,7 @@ int run_request(long long *run_id_out, const struct run_request *q)
 	for (size_t i = 0; i < q->nr_cc && i < ARRAY_SIZE(r.cc_names); i++)
 		r.cc_names[r.nr_cc_names++] = q->cc_names[i];
 	r.warnings = q->warnings;
+	r.checker = q->checker;
 	r.targets = q->targets;
 	r.cco = q->cache;
 	r.silence_s = 30;

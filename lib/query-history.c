@@ -25,7 +25,8 @@
 
 /*
  * Warnings present at the base of RUN but not at the base of OLDER, as a
- * JSON array of {file, line, column, function, option, message, cause}.
+ * JSON array of {file, line, column, function, option, message, cause,
+ * identity, kind}.
  * With SPLIT >= 0 (the older tree rebuilt with RUN's compiler), a warning
  * that SPLIT has too comes from the compiler, any other from the code;
  * else every warning gets CAUSE.
@@ -43,7 +44,7 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		    " d.col, s.identity_id IN (SELECT s3.identity_id"
 		    "  FROM live_states s3 JOIN commits c3 ON c3.id = s3.commit_id"
 		    "  WHERE c3.run_id = ?3 AND c3.position = 0),"
-		    " i.fingerprint"
+		    " i.fingerprint, i.kind"
 		    " FROM live_states s JOIN commits c ON c.id = s.commit_id"
 		    " JOIN identities i ON i.id = s.identity_id"
 		    " LEFT JOIN diagnostics d ON d.id = s.diag_id"
@@ -75,6 +76,7 @@ int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 				    json_string(db_col_text(st, 4)));
 		json_object_set_new(w, "cause", json_string(why));
 		json_object_set_new(w, "identity", json_col_str(st, 7));
+		json_object_set_new(w, "kind", json_col_str(st, 8));
 		json_array_append_new(arr, w);
 	}
 	if (db_done(&q, "cannot compare run %lld with run %lld", run, older) ||

@@ -17,9 +17,11 @@
 /*
  * Warnings live at the base of RUN but not at the base of OLDER, as a new
  * array in *out of {file, line, column, function, option, message,
- * cause, identity, triage (query_triage_annotate())}.  With SPLIT >= 0 (the older tree rebuilt with RUN's compiler),
- * a warning that SPLIT has too comes from the compiler, any other from
- * the code; else every warning gets CAUSE.  Returns 0 or -1 (reported).
+ * cause, identity, kind (the tool's: "warning", "sparse", ...), triage
+ * (query_triage_annotate())}.  With SPLIT >= 0 (the older tree rebuilt
+ * with RUN's compiler), a warning that SPLIT has too comes from the
+ * compiler, any other from the code; else every warning gets CAUSE.
+ * Returns 0 or -1 (reported).
  */
 int query_new_against(json_t **out, sqlite3 *db, long long run, long long older,
 		      const char *cause, long long split);
