@@ -156,7 +156,14 @@ t "GET /api/trees groups runs by tree" \
 get /api/runs/$RUN/burndown >"$tmp/bd"
 t "burn-down: one entry per commit, in series order" \
 	jqe --arg a "$C1" --arg b "$C2" --arg c "$C3" \
-	'[.[].commit] == [$a, $b, $c] and [.[].position] == [0, 1, 2]' "$tmp/bd"
+	'[.[].commit.sha] == [$a, $b, $c] and [.[].position] == [0, 1, 2]' "$tmp/bd"
+# its commit is an object, as every other answer's is (issue 33)
+t "burn-down: each commit is {id, sha, position, run}, as /api/warnings' is" \
+	jqe -s --argjson r "$RUN" '.[0] as $bd | .[1].commit as $w |
+		all($bd[]; (.commit | keys_unsorted) == ["id", "sha", "position",
+		"run"] and .commit.id == .id and .commit.position == .position and
+		.commit.run == $r) and $bd[-1].commit == $w' \
+	"$tmp/bd" <(get "/api/warnings?run=$RUN&limit=1")
 t "burn-down entries carry subject, counts, by_option and boot" \
 	jqe 'all(.[]; has("subject") and has("warnings") and has("new") and
 		has("fixed") and has("not_built") and has("by_option") and
@@ -953,7 +960,7 @@ ok $? "kwarn ingests a 4th commit while the server runs"
 [ -e "$DB-wal" ]
 ok $? "the WAL is still there after kwarn closes (readers hold their locks)"
 t "the burn-down (cached before) now has the 4th commit" \
-	jqe --arg d "$C4" 'length == 4 and .[3].commit == $d and
+	jqe --arg d "$C4" 'length == 4 and .[3].commit.sha == $d and
 		.[3].warnings == .[2].warnings' <(get /api/runs/$RUN/burndown)
 
 # hundreds of connections at once
