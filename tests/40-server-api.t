@@ -71,6 +71,46 @@ t "mail: '>>' on the $(grep -c '^>>' "$tmp/rep.mbox") new warnings' lines, never
 		select(.position > 0) | .warnings_list[] | select(.state == "new")] |
 		length')" -a "$(grep -c '^>> [^ ]*:[0-9]*:[0-9]*: warning: ' \
 		"$tmp/rep.mbox")" = "$(grep -c '^>>' "$tmp/rep.mbox")"
+t "mail of a run not from mails: no In-Reply-To:, no Closes:" \
+	test "$(grep -c '^In-Reply-To: \|^References: \|^| Closes: ' "$tmp/rep.mbox")" = 0
+t "mail: compiler: filled, an ingested log's version said to be unknown" \
+	grep -qx 'compiler: gcc (its version not recorded: an ingested log)' \
+	"$tmp/rep.mbox"
+# a series that came from mails (git format-patch --thread gives each patch
+# a Message-Id): the mail answers the patch's, as the robot does, and its
+# Closes: names the report itself (issue 33)
+git init -q "$tmp/ser-git" && for s in "kwarn: base" \
+	"firewire: mark the first fall-through" \
+	"firewire: mark the rest, stop building net"; do
+	printf '%s\n' "$s" >>"$tmp/ser-git/log" &&
+	git -C "$tmp/ser-git" add log &&
+	git -C "$tmp/ser-git" -c user.name='Ann Author' \
+		-c user.email=ann@example.org commit -q -m "$s" || break
+done &&
+	git -C "$tmp/ser-git" -c user.name='Ann Author' \
+		-c user.email=ann@example.org format-patch -q --thread -2 \
+		-o "$tmp/ser" >/dev/null &&
+	(cd "$tmp/ser" && ls 0*.patch >series) &&
+	sqlite3 "$DB" ".backup '$tmp/ser.db'" &&
+	sqlite3 "$tmp/ser.db" "UPDATE runs SET kind = 'series',
+		series = '$tmp/ser/series' WHERE id = $RUN;
+		UPDATE commits SET patch = (SELECT CASE position
+		WHEN 1 THEN '$(sed -n 1p "$tmp/ser/series")'
+		ELSE '$(sed -n 2p "$tmp/ser/series")' END)
+		WHERE run_id = $RUN AND position > 0" &&
+	"$KWARN" report --db "$tmp/ser.db" --run "$RUN" --format mail >"$tmp/ser.mbox"
+ok $? "a copy whose points are patches of git format-patch --thread, mailed"
+pid1=$(sed -n 's/^Message-I[dD]: <\(.*\)>$/\1/p' "$tmp/ser/$(sed -n 1p "$tmp/ser/series")")
+own=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/p' "$tmp/ser.mbox")
+t "In-Reply-To: and References: the Message-Id of patch 1 ($pid1)" \
+	test -n "$pid1" -a "$(grep -c '^From kwarn@localhost ' "$tmp/ser.mbox")" = 1 -a \
+	"$(grep -x "In-Reply-To: <$pid1>" "$tmp/ser.mbox")" = "In-Reply-To: <$pid1>" -a \
+	"$(grep -x "References: <$pid1>" "$tmp/ser.mbox")" = "References: <$pid1>"
+t "| Closes: the report's own Message-ID on lore ($own)" \
+	grep -qxF "| Closes: https://lore.kernel.org/r/$own/" "$tmp/ser.mbox"
+t "the mail's headers end before the body, a blank line after them" \
+	test "$(awk 'NR > 1 && /^$/ { exit } NR > 1 { print }' "$tmp/ser.mbox" |
+		grep -c '^In-Reply-To: \|^References: \|^Message-ID: ')" = 3
 bad=0 seen=0
 for c in "$C1" "$C2" "$C3"; do
 	"$KWARN" warnings --db "$DB" --commit "$c" --state not_built --format json |
