@@ -65,7 +65,8 @@ static void add_addr(json_t *list, json_t *seen, const char *addr, size_t len)
 /*
  * The To: and Cc: lists for FILES: M: to TO, R: and L: to CC, from every
  * MAINTAINERS entry that matches one of them; a list's "(moderated ...)"
- * remark is dropped, as get_maintainer.pl drops it.
+ * remark is dropped, as get_maintainer.pl drops it, a reviewer's name
+ * kept.
  */
 static void recipients(json_t *to, json_t *cc, json_t *seen,
 		       const struct maint *m, json_t *files)
@@ -96,8 +97,13 @@ static void recipients(json_t *to, json_t *cc, json_t *seen,
 		if (nm > ARRAY_SIZE(match))
 			nm = ARRAY_SIZE(match);
 		for (k = 0; k < nm; k++) {
+			/* a reviewer whole, with the name; a list's address */
 			na = maint_addresses(addr, ARRAY_SIZE(addr), m,
-					     match[k], "RL");
+					     match[k], "R");
+			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
+				add_addr(cc, seen, addr[j], strlen(addr[j]));
+			na = maint_addresses(addr, ARRAY_SIZE(addr), m,
+					     match[k], "L");
 			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
 				add_addr(cc, seen, addr[j],
 					 strcspn(addr[j], " \t("));

@@ -71,6 +71,10 @@ t "mail: '>>' on the $(grep -c '^>>' "$tmp/rep.mbox") new warnings' lines, never
 		select(.position > 0) | .warnings_list[] | select(.state == "new")] |
 		length')" -a "$(grep -c '^>> [^ ]*:[0-9]*:[0-9]*: warning: ' \
 		"$tmp/rep.mbox")" = "$(grep -c '^>>' "$tmp/rep.mbox")"
+t "mail: Cc: the AFS entry's reviewer with his name, and its list" \
+	test "$(sed -n '/^Cc: /,/^Subject: /p' "$tmp/rep.mbox" | grep -v '^Subject: ' |
+		sed 's/^Cc: //; s/^    //; s/,$//' | sort | paste -sd'|')" = \
+	"Marc Dionne <marc.dionne@example.org>|linux-afs@example.org"
 t "mail of a run not from mails: no In-Reply-To:, no Closes:" \
 	test "$(grep -c '^In-Reply-To: \|^References: \|^| Closes: ' "$tmp/rep.mbox")" = 0
 t "mail: compiler: filled, an ingested log's version said to be unknown" \
