@@ -11,7 +11,10 @@
  * others.  To: is the commit's author and the M: entries of
  * MAINTAINERS for those files, Cc: their R: and L: entries, matched the
  * way get_maintainer.pl matches them (F:, X:, N:; not K:, which reads the
- * files' text).  kwarn sends nothing itself:
+ * files' text).  A point whose patch came from a mail (a Message-Id in
+ * the patch file beside the run's series) is answered: In-Reply-To: and
+ * References: it, and a Closes: tag naming the report on lore, as the
+ * robot's do.  kwarn sends nothing itself:
  * `git send-email` or `mutt -f` reads the file.
  */
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "query.h"
 #include "report-out.h"
 #include "srctree.h"
+#include "tree.h"
 #include "util.h"
 #include "maint.h"
 #include "caps.h"
@@ -61,7 +65,8 @@ static void add_addr(json_t *list, json_t *seen, const char *addr, size_t len)
 /*
  * The To: and Cc: lists for FILES: M: to TO, R: and L: to CC, from every
  * MAINTAINERS entry that matches one of them; a list's "(moderated ...)"
- * remark is dropped, as get_maintainer.pl drops it.
+ * remark is dropped, as get_maintainer.pl drops it, a reviewer's name
+ * kept.
  */
 static void recipients(json_t *to, json_t *cc, json_t *seen,
 		       const struct maint *m, json_t *files)
@@ -92,8 +97,13 @@ static void recipients(json_t *to, json_t *cc, json_t *seen,
 		if (nm > ARRAY_SIZE(match))
 			nm = ARRAY_SIZE(match);
 		for (k = 0; k < nm; k++) {
+			/* a reviewer whole, with the name; a list's address */
 			na = maint_addresses(addr, ARRAY_SIZE(addr), m,
-					     match[k], "RL");
+					     match[k], "R");
+			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
+				add_addr(cc, seen, addr[j], strlen(addr[j]));
+			na = maint_addresses(addr, ARRAY_SIZE(addr), m,
+					     match[k], "L");
 			for (size_t j = 0; j < na && j < ARRAY_SIZE(addr); j++)
 				add_addr(cc, seen, addr[j],
 					 strcspn(addr[j], " \t("));
@@ -183,6 +193,74 @@ static void add_excerpt(struct strbuf *sb, json_t *w, const char *text)
 		n++;
 	}
 	strbuf_addch(sb, '\n');
+}
+
+/*
+ * The Message-Id of point E's patch when the series came from a mail:
+ * read from the patch file beside the run's series file (runs.series, as
+ * kwarn run read it; the patch named by the series line whose file name
+ * is the point's patch), as a new string; NULL when the run is no series
+ * of patches, the file is no longer there, or it has no Message-Id.
+ * Quiet.
+ */
+static char *point_message_id(json_t *info, json_t *e)
+{
+	const char *series = report_str(info, "series");
+	const char *patch = report_str(e, "patch");
+	char *dir, *slash, *text = NULL, *path = NULL, *line, *next, *id;
+
+	if (!*series || !*patch || strchr(patch, '/') || access(series, R_OK) ||
+	    util_read_file(&text, NULL, series, CAP_SMALL_FILE))
+		return NULL;
+	dir = xstrdup(series);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	for (line = text; !path && line && *line; line = next) {
+		char *name;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (!*line || *line == '#')
+			continue;
+		line[strcspn(line, " \t")] = '\0';
+		name = strrchr(line, '/');
+		if (!strcmp(name ? name + 1 : line, patch))
+			path = xstrfmt("%s/%s", slash ? dir : ".", line);
+	}
+	free(text);
+	free(dir);
+	text = NULL;
+	id = path && !access(path, R_OK) &&
+			     !util_read_file(&text, NULL, path,
+					     CAP_SOURCE_FILE) ?
+		     patch_message_id(text) :
+		     NULL;
+	free(text);
+	free(path);
+	return id;
+}
+
+/*
+ * The compiler: line: the build's compiler as it named itself, else the
+ * run's (kwarn run --cc), else gcc, which the other reports assume of a
+ * run that names none, saying that an ingested log did not record it.
+ */
+static void add_compiler(struct strbuf *sb, json_t *build)
+{
+	const char *cc = report_str(build, "compiler");
+	const char *tc = report_str(build, "toolchain");
+
+	if (*cc) {
+		add_clean(sb, cc);
+		return;
+	}
+	add_clean(sb, *tc ? tc : "gcc");
+	if (!strcmp(report_str(build, "status"), "ingested"))
+		strbuf_addstr(sb, " (its version not recorded: an ingested"
+				  " log)");
 }
 
 /* W is new and not triaged as no bug: what a message is sent for. */
@@ -295,6 +373,7 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 	json_t *to = json_array(), *cc = json_array(), *seen = json_object();
 	json_t *files = json_array(), *fseen = json_object(), *w, *first = NULL;
 	const char *author = report_str(e, "author");
+	char *patch_id = point_message_id(info, e), *msgid;
 	long long nnew = 0;
 	char rfc[64], from_date[64];
 	size_t i;
@@ -344,9 +423,17 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 	strbuf_addstr(sb, ": ");
 	add_clean(sb, report_str(first, "message"));
 	strbuf_addf(sb, "\nDate: %s\n", rfc);
-	strbuf_addf(sb, "Message-ID: <kwarn-run%lld-%lld-%.12s@localhost>\n",
-		    jint(info, "run"), jint(e, "position"),
-		    report_str(e, "commit"));
+	msgid = xstrfmt("kwarn-run%lld-%lld-%.12s@localhost", jint(info, "run"),
+			jint(e, "position"), report_str(e, "commit"));
+	strbuf_addf(sb, "Message-ID: <%s>\n", msgid);
+	/* a reply to the patch's mail, as the robot answers a patch */
+	if (patch_id) {
+		strbuf_addstr(sb, "In-Reply-To: <");
+		add_clean(sb, patch_id);
+		strbuf_addstr(sb, ">\nReferences: <");
+		add_clean(sb, patch_id);
+		strbuf_addstr(sb, ">\n");
+	}
 	strbuf_addstr(sb, "MIME-Version: 1.0\n"
 			  "Content-Type: text/plain; charset=UTF-8\n"
 			  "Content-Transfer-Encoding: 8bit\n\n");
@@ -368,7 +455,7 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 	strbuf_addstr(sb, "\")\nconfig:   ");
 	add_clean(sb, report_str(build, "config_name"));
 	strbuf_addstr(sb, "\ncompiler: ");
-	add_clean(sb, report_str(build, "compiler"));
+	add_compiler(sb, build);
 	strbuf_addstr(sb, "\nreproduce:\n");
 	{
 		/* the first new warning's: the others differ by object only */
@@ -385,8 +472,12 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 		sb,
 		"\nIf you fix the issue in a separate patch/commit (i.e. not"
 		" just a new version of\nthe same patch/commit), kindly add"
-		" following tags\n| Reported-by: " REPORTER "\n\n"
-		"All warnings (new ones prefixed by >>):\n\n");
+		" following tags\n| Reported-by: " REPORTER "\n");
+	/* the robot's Closes: this report, where the lists it went to keep it */
+	if (patch_id)
+		strbuf_addf(sb, "| Closes: https://lore.kernel.org/r/%s/\n",
+			    msgid);
+	strbuf_addstr(sb, "\nAll warnings (new ones prefixed by >>):\n\n");
 	add_all_warnings(sb, e, files);
 	strbuf_addch(sb, '\n');
 	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
@@ -400,6 +491,8 @@ static void add_message(struct strbuf *sb, json_t *e, json_t *info,
 		free(text);
 	}
 	strbuf_addstr(sb, "-- \nkwarn, a Linux kernel build-warning tracker\n");
+	free(patch_id);
+	free(msgid);
 	json_decref(to);
 	json_decref(cc);
 	json_decref(seen);

@@ -3,9 +3,12 @@
  * kwarn report --format sarif: the run as a SARIF 2.1.0 log (OASIS), the
  * format code-scanning tools and editors read.  One SARIF run per built
  * point with the compiler (gcc or clang) as tool.driver and one rule per
- * -W option; each warning is a result with its place relative to the tree root (uriBaseId
- * SRCROOT), its notes as relatedLocations, its function as a
- * logicalLocation, kwarn's identity as a partial fingerprint, and its
+ * -W option; each warning is a result with its place relative to the
+ * tree's root (uriBaseId SRCROOT: "./" of REPOROOT, the checkout or
+ * unpacked source wherever the reader has it, so that nothing names this
+ * machine), its notes as relatedLocations, its function as a
+ * logicalLocation, the classifier's break; as a fix (an insertion before
+ * the note's case label), kwarn's identity as a partial fingerprint, and its
  * baselineState against the previous point: new, unchanged, or absent
  * (fixed here).  A warning triaged as no bug to act on (intended, a false
  * positive, a compiler bug, won't fix) is suppressed: an external
@@ -20,7 +23,6 @@
 #include "kwarn.h"
 #include "query.h"
 #include "report-out.h"
-#include "srctree.h"
 #include "util.h"
 #include "banned.h"
 
@@ -82,7 +84,6 @@ static json_t *phys_loc(const char *file, long long line, long long col,
 	return pl;
 }
 
-/* The rule id of warning W: its -W option, else its kind. */
 /*
  * W's rule: its -W option as people write it, without gcc's "=" (gcc
  * prints -Wimplicit-fallthrough=, clang -Wimplicit-fallthrough: one rule),
@@ -128,6 +129,57 @@ static size_t rule_index(json_t *rules, json_t *index, const char *id,
 	return json_array_size(rules) - 1;
 }
 
+/*
+ * The classifier's fix of W as a SARIF fix when it is a break;: "break;"
+ * inserted before the case or default label its note points at (an empty
+ * deletedRegion at the start of that line), indented as the falling
+ * statement, in tabs; else NULL.
+ */
+static json_t *break_fix(json_t *w)
+{
+	const char *src = report_str(w, "source"), *lab = NULL;
+	json_t *n, *note = NULL, *al, *rep, *fix;
+	struct strbuf sb = STRBUF_INIT;
+	long long line;
+	size_t i, col = 0;
+	char *text, *uri;
+
+	if (strcmp(report_str(w, "fix"), "break;"))
+		return NULL;
+	json_array_foreach(json_object_get(w, "notes"), i, n) {
+		lab = report_str(n, "source");
+		lab += strspn(lab, " \t");
+		if (!strncmp(lab, "case", 4) || !strncmp(lab, "default", 7)) {
+			note = n;
+			break;
+		}
+	}
+	line = json_integer_value(json_object_get(note, "line"));
+	if (!note || line < 1 || *report_str(note, "file") == '/')
+		return NULL;
+	/* gcc shows tabs as spaces to 8-column stops: the kernel's tabs */
+	for (i = 0; src[i] == ' ' || src[i] == '\t'; i++)
+		col = src[i] == '\t' ? (col / 8 + 1) * 8 : col + 1;
+	for (i = 0; i < col / 8 + col % 8; i++)
+		strbuf_addch(&sb, i < col / 8 ? '\t' : ' ');
+	strbuf_addstr(&sb, "break;\n");
+	text = strbuf_detach(&sb, NULL);
+	uri = uri_of(report_str(note, "file"));
+	al = json_pack("{s:s, s:s}", "uri", uri, "uriBaseId", "SRCROOT");
+	rep = json_pack("{s:{s:I, s:i, s:I, s:i}, s:{s:s}}", "deletedRegion",
+			"startLine", (json_int_t)line, "startColumn", 1,
+			"endLine", (json_int_t)line, "endColumn", 1,
+			"insertedContent", "text", text);
+	fix = json_pack("{s:{s:s}, s:[{s:o, s:[o]}]}", "description", "text",
+			"Insert break; before the next case label, as"
+			" kwarn classify suggests",
+			"artifactChanges", "artifactLocation", al,
+			"replacements", rep);
+	free(text);
+	free(uri);
+	return fix;
+}
+
 static const char *level_of(json_t *w)
 {
 	const char *kind = report_str(w, "kind");
@@ -142,7 +194,7 @@ static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base,
 			 int clang)
 {
 	json_t *res = json_object(), *loc = json_object(), *locs = json_array();
-	json_t *rel = json_array(), *n, *fp, *props;
+	json_t *rel = json_array(), *n, *fp, *props, *fix;
 	const char *state = report_str(w, "state"), *fn;
 	char *rule = rule_id(w);
 	size_t i, ri = rule_index(rules, index, rule, clang);
@@ -220,6 +272,9 @@ static json_t *result_of(json_t *w, json_t *rules, json_t *index, int base,
 		json_object_set_new(props, "reason",
 				    json_string(report_str(w, "reason")));
 	}
+	fix = break_fix(w);
+	if (fix)
+		json_object_set_new(res, "fixes", json_pack("[o]", fix));
 	json_object_set_new(res, "properties", props);
 	/* absent, not empty, for the others: nothing suppresses them */
 	if (report_is_settled(w))
@@ -266,7 +321,7 @@ static json_t *sarif_run(json_t *e, json_t *info, json_t *build)
 	json_t *results = json_array(), *w, *bases, *root, *props;
 	const char *compiler = report_str(build, "compiler");
 	int base = json_integer_value(json_object_get(e, "position")) == 0;
-	char *git_dir, *id, *desc;
+	char *id, *desc;
 	size_t i;
 
 	json_object_set_new(driver, "name",
@@ -296,32 +351,28 @@ static json_t *sarif_run(json_t *e, json_t *info, json_t *build)
 	json_object_set_new(run, "automationDetails",
 			    json_pack("{s:s}", "id", id));
 	free(id);
+	/*
+	 * SRCROOT relative to REPOROOT, which has no uri: the reader's own
+	 * checkout of the tree (or its unpacked source), not this machine's
+	 * cache.  The commit is in the run's properties.
+	 */
+	bases = json_object();
+	json_object_set_new(bases, "REPOROOT",
+			    json_pack("{s:o}", "description",
+				      text_msg("the top of the tree's checkout"
+					       " or unpacked source, where the"
+					       " reader has it")));
 	root = json_object();
-	desc = xstrfmt("the root of %s %s at commit %s",
-		       report_str(info, "tree"), report_str(info, "version"),
-		       report_str(e, "commit"));
+	json_object_set_new(root, "uri", json_string("./"));
+	json_object_set_new(root, "uriBaseId", json_string("REPOROOT"));
+	desc = xstrfmt("the root of %s%s%s at commit %s",
+		       report_str(info, "tree"),
+		       *report_str(info, "version") ? " " : "",
+		       report_str(info, "version"), report_str(e, "commit"));
 	json_object_set_new(root, "description", text_msg(desc));
 	free(desc);
-	bases = json_object();
 	json_object_set_new(bases, "SRCROOT", root);
 	json_object_set_new(run, "originalUriBaseIds", bases);
-	git_dir = tree_repo_dir(report_str(info, "tree_kind"),
-				report_str(info, "tree"),
-				report_str(info, "source"),
-				report_str(info, "sha256"));
-	if (git_dir) {
-		char *uri = uri_of(git_dir), *full = xstrfmt("file://%s", uri);
-		json_t *vc = json_object();
-
-		json_object_set_new(vc, "repositoryUri", json_string(full));
-		json_object_set_new(vc, "revisionId",
-				    json_string(report_str(e, "commit")));
-		json_object_set_new(run, "versionControlProvenance",
-				    json_pack("[o]", vc));
-		free(uri);
-		free(full);
-		free(git_dir);
-	}
 	json_object_set_new(run, "columnKind",
 			    json_string("unicodeCodePoints"));
 	json_object_set_new(run, "results", results);

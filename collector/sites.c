@@ -32,7 +32,10 @@ static void sites_print_text(FILE *fp, json_t *sites)
 		json_array_foreach(json_object_get(s, "compilers"), j, c)
 			strbuf_addf(&sb, "%s%s", j ? "," : "",
 				    json_string_value(c));
-		fprintf(fp, "%-20s %s\n", sb.buf,
+		/* the site last: what kwarn triage --site takes */
+		fprintf(fp, "%-20s line %-6lld %s\n", sb.buf,
+			(long long)json_integer_value(
+				json_object_get(s, "line")),
 			json_string_value(json_object_get(s, "site")));
 		strbuf_release(&sb);
 	}

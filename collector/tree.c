@@ -642,6 +642,25 @@ static char *header(const char *text, const char *name)
 	return NULL;
 }
 
+char *patch_message_id(const char *text)
+{
+	char *v, *id = NULL;
+	const char *p, *end;
+
+	if (!strncmp(text, "From ", 5) && strchr(text, '\n'))
+		text = strchr(text, '\n') + 1;
+	v = header(text, "Message-Id");
+	if (!v)
+		return NULL;
+	p = v + strspn(v, " \t<");
+	end = p + strcspn(p, "> \t");
+	/* the id alone: no space or bracket, whatever follows it */
+	if (end > p)
+		id = xstrndup(p, (size_t)(end - p));
+	free(v);
+	return id;
+}
+
 int patch_mail_read(struct patch_mail *out, const char *text)
 {
 	char *from = NULL, *date = NULL, *subj = NULL, *lt;

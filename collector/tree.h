@@ -75,6 +75,12 @@ struct patch_mail {
 /* Parse the mail headers of PATH.  Returns 0 or -1 (reported). */
 int patch_mail_read(struct patch_mail *out, const char *text);
 void patch_mail_release(struct patch_mail *m);
+/*
+ * The Message-Id of the patch mail TEXT (its headers, as git format-patch
+ * or a mail archive gives them), without its <>, as a new string; NULL
+ * when it has none (a quilt patch of a diff alone).  Quiet.
+ */
+char *patch_message_id(const char *text);
 
 /*
  * Apply the patch file PATH on top of commit PARENT as a new commit,

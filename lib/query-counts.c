@@ -394,10 +394,11 @@ int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
 }
 
 /*
- * The burn-down row of the row of ST (query_burndown()): the commit, and
- * its counts from COUNTS when it was built.
+ * The burn-down row of the row of ST (query_burndown()) of run RUN_ID:
+ * the commit, and its counts from COUNTS when it was built.
  */
-static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts)
+static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts,
+			    long long run_id)
 {
 	static const char *const keys[] = { "warnings",	 "new",
 					    "fixed",	 "not_built",
@@ -406,7 +407,12 @@ static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts)
 	int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
 	char key[24];
 
-	json_object_set_new(c, "commit", json_col_str(st, 2));
+	/* the shape of the "commit" of every other answer (api_point_json()) */
+	json_object_set_new(
+		c, "commit",
+		json_pack("{s:o, s:o, s:o, s:I}", "id", json_col_int(st, 0),
+			  "sha", json_col_str(st, 2), "position",
+			  json_col_int(st, 1), "run", (json_int_t)run_id));
 	json_object_set_new(c, "id", json_col_int(st, 0));
 	json_object_set_new(c, "position", json_col_int(st, 1));
 	json_set_cols(c, st, 3, "subject:s patch:s apply_status:s build:i");
@@ -445,7 +451,7 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 	}
 	*out = json_array();
 	while (db_next(&q))
-		json_array_append_new(*out, burndown_row(q.st, counts));
+		json_array_append_new(*out, burndown_row(q.st, counts, run_id));
 	json_decref(counts);
 	return query_rows_done(out, &q, "cannot read the commits of run %lld",
 			       run_id);

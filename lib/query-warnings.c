@@ -496,14 +496,27 @@ int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 {
 	struct db_read q;
 	sqlite3_stmt *st;
-	json_t *arr, *cur = NULL, *res;
+	json_t *arr, *cur = NULL, *res, *ccs, *c;
 	const char *last = NULL;
+	long long last_line = -1;
 	size_t i;
+	int have;
 
 	*out = NULL;
+	/*
+	 * A site key names a label by its text: two fall-throughs of one
+	 * function into two "default:" labels share it.  The label's line
+	 * at this point (gcc's "here" note, clang's own line, else the
+	 * warning's), the same for every compiler of the group, tells them
+	 * apart.
+	 */
 	if (db_read(&q, db,
 		    "SELECT i.site, COALESCE(r.compiler, 'gcc'), i.file,"
-		    " i.function, i.option, i.message, i.fingerprint"
+		    " i.function, i.option, i.message, i.fingerprint,"
+		    " COALESCE((SELECT n.line FROM notes n"
+		    "  WHERE n.diag_id = s.diag_id AND n.message = 'here'"
+		    "  ORDER BY n.seq LIMIT 1), (SELECT d.line"
+		    "  FROM diagnostics d WHERE d.id = s.diag_id)) AS at_line"
 		    " FROM" GROUP_RUNS " JOIN commits c ON c.run_id = r.id"
 		    " AND c.position = COALESCE(?2, (SELECT MAX(c2.position)"
 		    "  FROM commits c2 WHERE c2.run_id = r0.id"
@@ -512,18 +525,22 @@ int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 		    " JOIN live_states s ON s.commit_id = c.id"
 		    " JOIN identities i ON i.id = s.identity_id"
 		    " WHERE r0.id = ?1 AND i.site IS NOT NULL"
-		    " ORDER BY i.site, r.id",
+		    " ORDER BY i.site, at_line, r.id",
 		    "in", run_id, (long long)position))
 		return -1;
 	st = q.st;
 	arr = json_array();
 	while (db_next(&q)) {
 		const char *site = db_col_text(st, 0);
+		long long line = sqlite3_column_type(st, 7) == SQLITE_NULL ?
+					 0 :
+					 sqlite3_column_int64(st, 7);
 		json_t *w = json_object();
 
-		if (!cur || strcmp(last, site)) {
+		if (!cur || strcmp(last, site) || line != last_line) {
 			cur = json_object();
 			json_object_set_new(cur, "site", json_string(site));
+			json_object_set_new(cur, "line", json_col_int(st, 7));
 			json_object_set_new(cur, "file", json_col_str(st, 2));
 			json_object_set_new(cur, "function",
 					    json_col_str(st, 3));
@@ -531,9 +548,17 @@ int query_sites(json_t **out, sqlite3 *db, long long run_id, long position,
 			json_object_set_new(cur, "warnings", json_array());
 			json_array_append_new(arr, cur);
 			last = json_string_value(json_object_get(cur, "site"));
+			last_line = line;
 		}
-		json_array_append_new(json_object_get(cur, "compilers"),
-				      json_string(db_col_text(st, 1)));
+		/* each compiler once, however many of its warnings */
+		ccs = json_object_get(cur, "compilers");
+		have = 0;
+		json_array_foreach(ccs, i, c)
+			have |= !strcmp(json_string_value(c),
+					db_col_text(st, 1));
+		if (!have)
+			json_array_append_new(ccs,
+					      json_string(db_col_text(st, 1)));
 		json_object_set_new(w, "compiler",
 				    json_string(db_col_text(st, 1)));
 		json_object_set_new(w, "option", json_col_str(st, 4));

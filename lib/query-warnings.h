@@ -95,8 +95,10 @@ int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id);
 /*
  * The live warnings at POSITION (-1: the run's last built point) of
  * RUN_ID's group (query-commits.h), one entry per site
- * (identities.site: {site, file, function, compilers[],
- * warnings[{compiler, option, message, identity}]}), into a new array;
+ * (identities.site and the line of its label at that point, which tells
+ * apart two labels of one text in one function: {site, line, file,
+ * function, compilers[] (each once), warnings[{compiler, option,
+ * message, identity}]}), into a new array;
  * ONLY "gcc", "clang" or "both" keeps the sites that only gcc, only
  * clang, or both warn about.  Returns 0 or -1 (reported).
  */

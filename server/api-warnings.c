@@ -680,6 +680,117 @@ static int point_files(char **out, const char **canon, struct api_reply *reply,
 	return 0;
 }
 
+/* CSV */
+
+/* The columns of a warnings CSV: the scalar members of a JSON row. */
+/* clang-format off */
+static const char *const csv_columns[] = {
+	"identity", "state", "file", "line", "column", "function", "option",
+	"message", "kind", "werror", "object", "seen", "introduced",
+	"introduced_author", "fixed", "verdict", "fix", "reason", "triage",
+	"notes",
+};
+/* clang-format on */
+
+/* S as a CSV field (RFC 4180): quoted if it holds a comma, quote or newline. */
+static void csv_field(struct strbuf *sb, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addch(sb, '"');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+/*
+ * Column NAME of JSON row W as CSV: null is empty, triage its state,
+ * notes each "FILE:LINE:COLUMN: MESSAGE", "; " between.
+ */
+static void csv_value(struct strbuf *sb, json_t *w, const char *name)
+{
+	json_t *v = json_object_get(w, name), *note;
+	struct strbuf notes = STRBUF_INIT;
+	char num[32];
+	size_t i;
+
+	if (!strcmp(name, "triage"))
+		v = json_object_get(v, "state");
+	if (json_is_string(v)) {
+		csv_field(sb, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(v));
+		strbuf_addstr(sb, num);
+	} else if (json_is_boolean(v)) {
+		strbuf_addstr(sb, json_is_true(v) ? "true" : "false");
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, note) {
+			const char *f = json_string_value(
+				json_object_get(note, "file"));
+			const char *msg = json_string_value(
+				json_object_get(note, "message"));
+
+			strbuf_addf(&notes,
+				    "%s%s:%" JSON_INTEGER_FORMAT
+				    ":%" JSON_INTEGER_FORMAT ": %s",
+				    i ? "; " : "", f ? f : "",
+				    json_integer_value(
+					    json_object_get(note, "line")),
+				    json_integer_value(
+					    json_object_get(note, "column")),
+				    msg ? msg : "");
+		}
+		csv_field(sb, notes.buf);
+	}
+	strbuf_release(&notes);
+}
+
+/*
+ * REPLY's warnings page (its JSON, or a kept result's text) as CSV: a
+ * header row, then one row per warning in the same order, CRLF after
+ * each.  X-Kwarn-Result stays, so a kept result's page is not kept by
+ * the answer cache, as its JSON is not.
+ */
+static int warnings_csv(struct api_reply *reply)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *o = reply->json, *w;
+	size_t i;
+
+	if (!o) {
+		o = json_loadb(reply->text, reply->len, 0, NULL);
+		free(reply->text);
+		reply->text = NULL;
+		if (!o) {
+			reply->result = NULL;
+			return api_fail(reply, 500, "cannot read the page");
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(csv_columns); i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", csv_columns[i]);
+	strbuf_addstr(&sb, "\r\n");
+	json_array_foreach(json_object_get(o, "warnings"), i, w) {
+		for (size_t k = 0; k < ARRAY_SIZE(csv_columns); k++) {
+			if (k)
+				strbuf_addch(&sb, ',');
+			csv_value(&sb, w, csv_columns[k]);
+		}
+		strbuf_addstr(&sb, "\r\n");
+	}
+	json_decref(o);
+	reply->json = NULL;
+	reply->len = sb.len;
+	reply->text = strbuf_detach(&sb, NULL);
+	reply->type = "text/csv; charset=utf-8; header=present";
+	return 0;
+}
+
 static int warnings_common(struct api_reply *reply, const struct api_req *r,
 			   const char *ref, const char *subsystem,
 			   const char *owner)
@@ -688,6 +799,7 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	struct query_point p;
 	const char *opt = api_arg(r, "option");
 	const char *verdict = api_arg(r, "verdict");
+	const char *format = api_arg(r, "format");
 	int ret = -1;
 
 	q.state = api_arg(r, "state");
@@ -714,6 +826,8 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 	q.subsystem = subsystem;
 	q.owner = owner;
 	ret = warnings_run(reply, r, &q);
+	if (!ret && format && !strcmp(format, "csv"))
+		ret = warnings_csv(reply);
 out:
 	free(q.option);
 	free(q.files);

@@ -161,6 +161,7 @@ static const struct param_rule {
 	{ "owner", 1, 256, 1, NULL, "a maintainer's name or address", NULL },
 	{ "verdict", 1, 32, 1, NULL, "missing-break, intended, unsure or none",
 	  NULL },
+	{ "format", 1, 8, 1, ",json,csv,", "json or csv", NULL },
 };
 
 static const struct route {
@@ -175,16 +176,16 @@ static const struct route {
 	{ "/api/runs/*", api_run, "" },
 	{ "/api/runs/*/burndown", api_burndown, "compiler arch group" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
-	  "run state triage verdict limit offset compiler arch" },
+	  "run state triage verdict limit offset compiler arch format" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/warnings", api_warnings,
 	  "run commit file function option subsystem owner state triage"
-	  " verdict limit offset compiler arch" },
+	  " verdict limit offset compiler arch format" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
 	{ "/api/subsystems", api_subsystems, "run commit compiler arch" },
 	{ "/api/maintainers", api_maintainers, "run commit compiler arch" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
-	  "run commit state triage verdict limit offset" },
+	  "run commit state triage verdict limit offset format" },
 	{ "/api/builds/*/boot", api_boot, "" },
 	{ "/api/runs/*/series", api_run_series, "by limit offset" },
 	{ "/api/diff", api_diff,
@@ -396,7 +397,11 @@ static void answer_verified(const char *key)
 	cache_unlock(&answers);
 }
 
-/* Keep REPLY (a 200, else nothing) as KEY's answer built at SIG. */
+/*
+ * Keep REPLY (a 200, else nothing) as KEY's answer built at SIG: its
+ * JSON, or its text (a CSV) unless it is a kept result's page (which may
+ * be of the state before SIG: api-warnings.c), with their gzip form.
+ */
 static void answer_put(struct api_reply *reply, const char *key,
 		       const struct db_sig *sig)
 {
@@ -412,6 +417,12 @@ static void answer_put(struct api_reply *reply, const char *key,
 			reply->json = NULL;
 		}
 		free(text);
+	} else if (reply->status == 200 && !reply->blob && reply->text &&
+		   !reply->result && reply->len <= ANSWER_MAX) {
+		reply->blob = blob_new(reply->text, reply->len);
+		reply->gz = blob_gzip(reply->blob);
+		free(reply->text);
+		reply->text = NULL;
 	}
 	cache_lock(&answers);
 	a = cache_find(&answers, key);
@@ -422,6 +433,7 @@ static void answer_put(struct api_reply *reply, const char *key,
 			blob_unref(a->gz);
 			a->blob = blob_ref(reply->blob);
 			a->gz = reply->gz ? blob_ref(reply->gz) : NULL;
+			a->type = reply->type;
 			a->sig = *sig;
 		}
 	}

@@ -106,6 +106,7 @@ void cache_serve(struct api_reply *reply, const struct cache_ent *e)
 {
 	reply->blob = blob_ref(e->blob);
 	reply->gz = e->gz ? blob_ref(e->gz) : NULL;
+	reply->type = e->type;
 }
 
 void cache_release(struct cache *c)

@@ -297,16 +297,21 @@ static int accepts_gzip(struct MHD_Connection *c)
 	       strncmp(g + 4, "; q=0", 5) != 0;
 }
 
-/* Add the headers of a JSON answer to RESP, queue it and drop our ref. */
+/*
+ * Add the headers of an API answer to RESP, TYPE its Content-Type (NULL:
+ * JSON), queue it and drop our ref.
+ */
 static int queue_json(struct MHD_Connection *c, int status,
-		      struct MHD_Response *resp, const char *encoding)
+		      struct MHD_Response *resp, const char *encoding,
+		      const char *type)
 {
 	int ret;
 
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Type",
-				"application/json; charset=utf-8");
+				type ? type :
+				       "application/json; charset=utf-8");
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
@@ -330,16 +335,19 @@ static void blob_release(void *cls)
 	blob_unref(cls);
 }
 
-/* RESULT: the X-Kwarn-Result header (api_reply's), or NULL. */
+/*
+ * RESULT: the X-Kwarn-Result header (api_reply's), or NULL; TYPE: the
+ * Content-Type, NULL for JSON.
+ */
 static int json_reply(struct MHD_Connection *c, int status, const char *body,
-		      size_t len, const char *result)
+		      size_t len, const char *result, const char *type)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
 		len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
 
 	if (resp && result)
 		MHD_add_response_header(resp, "X-Kwarn-Result", result);
-	return queue_json(c, status, resp, NULL);
+	return queue_json(c, status, resp, NULL, type);
 }
 
 static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
@@ -362,7 +370,8 @@ static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 		ret = queue_json(c, reply->status, resp,
 				 !reply->gz	? NULL :
 				 b == reply->gz ? "gzip" :
-						  "");
+						  "",
+				 reply->type);
 		blob_unref(reply->blob);
 		blob_unref(reply->gz);
 		json_decref(reply->json);
@@ -377,9 +386,10 @@ static int send_reply(struct MHD_Connection *c, struct api_reply *reply)
 		static const char oops[] =
 			"{\"error\":\"cannot encode the answer\",\"status\":500}";
 
-		return json_reply(c, 500, oops, sizeof(oops) - 1, NULL);
+		return json_reply(c, 500, oops, sizeof(oops) - 1, NULL, NULL);
 	}
-	ret = json_reply(c, reply->status, body, len, reply->result);
+	ret = json_reply(c, reply->status, body, len, reply->result,
+			 body == reply->text ? reply->type : NULL);
 	free(body);
 	return ret;
 }

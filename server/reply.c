@@ -79,5 +79,6 @@ int api_fail(struct api_reply *reply, int status, const char *fmt, ...)
 	json_object_set_new(reply->json, "error", jstr(msg));
 	json_object_set_new(reply->json, "status", json_integer(status));
 	reply->status = status;
+	reply->type = NULL; /* an error is JSON, whatever was asked */
 	return -1;
 }

@@ -43,6 +43,8 @@ struct api_reply {
 	struct blob *gz; /* the same gzip-compressed, or NULL */
 	/* X-Kwarn-Result: a page of a kept result (api-warnings.c), or NULL */
 	const char *result;
+	/* the Content-Type of a 200's body (a static string); NULL: JSON */
+	const char *type;
 };
 
 /*
@@ -79,6 +81,7 @@ struct cache_ent {
 	long long fp[QUERY_RUN_FP];
 	struct blob *blob, *gz; /* one reference each, or NULL */
 	struct blob *aux; /* an index into blob (api-warnings.c), or NULL */
+	const char *type; /* blob's Content-Type (api_reply's), NULL: JSON */
 	void *data; /* owned; retired, never freed, when the entry goes */
 	int building; /* nonzero: not to be given up (a request builds it) */
 	unsigned long used; /* the cache's clock when last used */
@@ -119,7 +122,7 @@ struct cache_ent *cache_find(struct cache *c, const char *key);
 struct cache_ent *cache_slot(struct cache *c, const char *key);
 /* Under the lock: empty E, retiring its data. */
 void cache_clear(struct cache *c, struct cache_ent *e);
-/* Under the lock: E's bodies into REPLY, a reference each. */
+/* Under the lock: E's bodies into REPLY, a reference each, and their type. */
 void cache_serve(struct api_reply *reply, const struct cache_ent *e);
 /* Empty every entry and free the retired data; at shutdown.  Takes the lock. */
 void cache_release(struct cache *c);

@@ -71,6 +71,50 @@ t "mail: '>>' on the $(grep -c '^>>' "$tmp/rep.mbox") new warnings' lines, never
 		select(.position > 0) | .warnings_list[] | select(.state == "new")] |
 		length')" -a "$(grep -c '^>> [^ ]*:[0-9]*:[0-9]*: warning: ' \
 		"$tmp/rep.mbox")" = "$(grep -c '^>>' "$tmp/rep.mbox")"
+t "mail: Cc: the AFS entry's reviewer with his name, and its list" \
+	test "$(sed -n '/^Cc: /,/^Subject: /p' "$tmp/rep.mbox" | grep -v '^Subject: ' |
+		sed 's/^Cc: //; s/^    //; s/,$//' | sort | paste -sd'|')" = \
+	"Marc Dionne <marc.dionne@example.org>|linux-afs@example.org"
+t "mail of a run not from mails: no In-Reply-To:, no Closes:" \
+	test "$(grep -c '^In-Reply-To: \|^References: \|^| Closes: ' "$tmp/rep.mbox")" = 0
+t "mail: compiler: filled, an ingested log's version said to be unknown" \
+	grep -qx 'compiler: gcc (its version not recorded: an ingested log)' \
+	"$tmp/rep.mbox"
+# a series that came from mails (git format-patch --thread gives each patch
+# a Message-Id): the mail answers the patch's, as the robot does, and its
+# Closes: names the report itself (issue 33)
+git init -q "$tmp/ser-git" && for s in "kwarn: base" \
+	"firewire: mark the first fall-through" \
+	"firewire: mark the rest, stop building net"; do
+	printf '%s\n' "$s" >>"$tmp/ser-git/log" &&
+	git -C "$tmp/ser-git" add log &&
+	git -C "$tmp/ser-git" -c user.name='Ann Author' \
+		-c user.email=ann@example.org commit -q -m "$s" || break
+done &&
+	git -C "$tmp/ser-git" -c user.name='Ann Author' \
+		-c user.email=ann@example.org format-patch -q --thread -2 \
+		-o "$tmp/ser" >/dev/null &&
+	(cd "$tmp/ser" && ls 0*.patch >series) &&
+	sqlite3 "$DB" ".backup '$tmp/ser.db'" &&
+	sqlite3 "$tmp/ser.db" "UPDATE runs SET kind = 'series',
+		series = '$tmp/ser/series' WHERE id = $RUN;
+		UPDATE commits SET patch = (SELECT CASE position
+		WHEN 1 THEN '$(sed -n 1p "$tmp/ser/series")'
+		ELSE '$(sed -n 2p "$tmp/ser/series")' END)
+		WHERE run_id = $RUN AND position > 0" &&
+	"$KWARN" report --db "$tmp/ser.db" --run "$RUN" --format mail >"$tmp/ser.mbox"
+ok $? "a copy whose points are patches of git format-patch --thread, mailed"
+pid1=$(sed -n 's/^Message-I[dD]: <\(.*\)>$/\1/p' "$tmp/ser/$(sed -n 1p "$tmp/ser/series")")
+own=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/p' "$tmp/ser.mbox")
+t "In-Reply-To: and References: the Message-Id of patch 1 ($pid1)" \
+	test -n "$pid1" -a "$(grep -c '^From kwarn@localhost ' "$tmp/ser.mbox")" = 1 -a \
+	"$(grep -x "In-Reply-To: <$pid1>" "$tmp/ser.mbox")" = "In-Reply-To: <$pid1>" -a \
+	"$(grep -x "References: <$pid1>" "$tmp/ser.mbox")" = "References: <$pid1>"
+t "| Closes: the report's own Message-ID on lore ($own)" \
+	grep -qxF "| Closes: https://lore.kernel.org/r/$own/" "$tmp/ser.mbox"
+t "the mail's headers end before the body, a blank line after them" \
+	test "$(awk 'NR > 1 && /^$/ { exit } NR > 1 { print }' "$tmp/ser.mbox" |
+		grep -c '^In-Reply-To: \|^References: \|^Message-ID: ')" = 3
 bad=0 seen=0
 for c in "$C1" "$C2" "$C3"; do
 	"$KWARN" warnings --db "$DB" --commit "$c" --state not_built --format json |
@@ -156,7 +200,14 @@ t "GET /api/trees groups runs by tree" \
 get /api/runs/$RUN/burndown >"$tmp/bd"
 t "burn-down: one entry per commit, in series order" \
 	jqe --arg a "$C1" --arg b "$C2" --arg c "$C3" \
-	'[.[].commit] == [$a, $b, $c] and [.[].position] == [0, 1, 2]' "$tmp/bd"
+	'[.[].commit.sha] == [$a, $b, $c] and [.[].position] == [0, 1, 2]' "$tmp/bd"
+# its commit is an object, as every other answer's is (issue 33)
+t "burn-down: each commit is {id, sha, position, run}, as /api/warnings' is" \
+	jqe -s --argjson r "$RUN" '.[0] as $bd | .[1].commit as $w |
+		all($bd[]; (.commit | keys_unsorted) == ["id", "sha", "position",
+		"run"] and .commit.id == .id and .commit.position == .position and
+		.commit.run == $r) and $bd[-1].commit == $w' \
+	"$tmp/bd" <(get "/api/warnings?run=$RUN&limit=1")
 t "burn-down entries carry subject, counts, by_option and boot" \
 	jqe 'all(.[]; has("subject") and has("warnings") and has("new") and
 		has("fixed") and has("not_built") and has("by_option") and
@@ -467,6 +518,82 @@ t "owner= with subsystem=: both hold" jqe -s '.[0].total == 0 and .[1].total == 
 	<(get "/api/warnings?commit=$C2&owner=howells&subsystem=FIREWIRE%20SUBSYSTEM"
 	  get "/api/warnings?commit=$C2&owner=howells&subsystem=AFS%20FILESYSTEM")
 t "owner= empty: 400" err_is 400 "/api/warnings?owner=" "'owner': empty"
+# format=csv: the JSON's rows in its order, a header row, RFC 4180, each
+# column the row's member (null empty, triage its state, notes joined);
+# through the answer cache and its gzip form (issue 33)
+csv_is_json() { # JSON CSV: 0 if CSV's rows are JSON's warnings, one for one
+	python3 - "$1" "$2" <<'EOF'
+import csv, json, sys
+page = json.load(open(sys.argv[1]))
+with open(sys.argv[2], newline="") as f:
+    raw = f.read()
+rows = list(csv.reader(raw.splitlines(keepends=True), strict=True))
+def cell(w, k):
+    v = w.get(k)
+    if k == "triage":
+        v = v["state"]
+    if k == "notes":
+        return "; ".join("%s:%d:%d: %s" % (x["file"], x["line"],
+                         x["column"], x["message"]) for x in v)
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+head = rows[0]
+want = [[cell(w, k) for k in head] for w in page["warnings"]]
+ok = (head[:8] == ["identity", "state", "file", "line", "column",
+                   "function", "option", "message"] and
+      "verdict" in head and "triage" in head and rows[1:] == want and
+      raw.count("\r\n") == len(rows) and raw.endswith("\r\n"))
+if not ok:
+    print("# csv %r\n# want %r" % (rows, want))
+sys.exit(0 if ok else 1)
+EOF
+}
+bad=0 seen=0
+for u in "/api/warnings?commit=$C1" "/api/warnings?commit=$C2&limit=2&offset=3" \
+	"/api/warnings?commit=$C3&state=fixed" "/api/warnings?commit=$C2&verdict=intended" \
+	"/api/commits/$C2/warnings?triage=intended" \
+	"/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C2" \
+	"/api/warnings?commit=$C2&offset=100"; do
+	get "$u" >"$tmp/cj"
+	code "$u&format=csv" -D "$tmp/ch" >/dev/null
+	seen=$((seen + $(jq '.warnings | length' "$tmp/cj")))
+	grep -qi '^content-type: text/csv; charset=utf-8' "$tmp/ch" &&
+		csv_is_json "$tmp/cj" "$tmp/body" || { bad=1; echo "# $u"; }
+done
+ok $([ $bad = 0 ] && [ $seen -gt 8 ]; echo $?) \
+	"format=csv: text/csv, the JSON's $seen rows in its order, on the three lists"
+# (a page read from the database: a kept result's page is neither kept nor
+# compressed, in JSON as in CSV)
+u="/api/warnings?commit=$C2&file=drivers/firewire/core-device.c"
+for i in 1 2; do
+	curl -s -D "$tmp/gzh$i" -H 'Accept-Encoding: gzip' \
+		"$BASE$u&format=csv" | gzip -dc >"$tmp/gz$i.csv"
+done
+code "$u&format=csv" >/dev/null
+get "$u" >"$tmp/cj"
+t "format=csv through the answer cache and gzip: the same CSV, compressed" \
+	eval 'cmp -s "$tmp/gz1.csv" "$tmp/body" && cmp -s "$tmp/gz2.csv" "$tmp/body" &&
+	grep -qi "^content-encoding: gzip" "$tmp/gzh1" &&
+	grep -qi "^content-encoding: gzip" "$tmp/gzh2" &&
+	grep -qi "^content-type: text/csv" "$tmp/gzh2" &&
+	csv_is_json "$tmp/cj" "$tmp/body" && [ "$(jq .total "$tmp/cj")" = 2 ]'
+t "format=json and no format: the JSON, not the kept CSV" \
+	jqe -s '.[0] == .[1] and .[0].total == 6' \
+	<(get "/api/warnings?commit=$C2&format=json"; get "/api/warnings?commit=$C2")
+get "/api/warnings?commit=$C1&limit=2&offset=2" >"$tmp/cj"
+for i in 1 2 3; do
+	code "/api/warnings?commit=$C1&limit=2&offset=2&format=csv" -D "$tmp/ch" >/dev/null
+done
+t "format=csv of a kept result's page: the JSON's rows" \
+	eval 'grep -qi "^x-kwarn-result: kept" "$tmp/ch" &&
+	csv_is_json "$tmp/cj" "$tmp/body"'
+t "format=xml: 400 naming json and csv" err_is 400 \
+	"/api/warnings?format=xml" "want json or csv"
+t "format=csv with an error: the error in JSON" \
+	err_is 404 "/api/warnings?commit=nosuchcommit&format=csv" "nosuchcommit"
 # one validator, the parameter table: the same limit on every route
 long_cc=$(printf 'c%.0s' $(seq 33))
 t "compiler= of 33 bytes: 400 on /api/warnings" \
@@ -877,7 +1004,7 @@ ok $? "kwarn ingests a 4th commit while the server runs"
 [ -e "$DB-wal" ]
 ok $? "the WAL is still there after kwarn closes (readers hold their locks)"
 t "the burn-down (cached before) now has the 4th commit" \
-	jqe --arg d "$C4" 'length == 4 and .[3].commit == $d and
+	jqe --arg d "$C4" 'length == 4 and .[3].commit.sha == $d and
 		.[3].warnings == .[2].warnings' <(get /api/runs/$RUN/burndown)
 
 # hundreds of connections at once
@@ -902,6 +1029,26 @@ server_stop
 "$KWARN_SERVER" --db "$DB" --allow-host "a:80" -n >"$tmp/out" 2>&1
 [ $? = 2 ] && grep -q "allow-host" "$tmp/out"
 ok $? "--allow-host with a port: refused, exit 2"
+
+# CSV quoting of a message with a comma and quotes, from gcc's own log of
+# a #warning: one field, quoted, its quotes doubled (RFC 4180)
+mkdir -p "$tmp/q/src/drivers/q"
+printf '#warning "a, \\"b\\" c"\nint q(void);\n' >"$tmp/q/src/drivers/q/q.c"
+printf 'drivers/q/q.o\n' >"$tmp/q/q.map"
+: >"$tmp/q/q.log"
+fixture_cc "$tmp/q/src" "$tmp/q/q.log" drivers/q/q.o
+"$KWARN" ingest --db "$tmp/q/kwarn.db" --tree qtree --commit "$C1" \
+	--object-map "$tmp/q/q.map" "$tmp/q/q.log" >/dev/null &&
+	server_start "$tmp/q/kwarn.db"
+ok $? "a #warning's log ingested, a server on it ($(grep -c 'warning:' "$tmp/q/q.log") warning)"
+get "/api/warnings" >"$tmp/cj"
+code "/api/warnings?format=csv" >/dev/null
+msg='#warning "a, \"b\" c"' field='"#warning ""a, \""b\"" c"""'
+t "its message as gcc gave it: $msg" \
+	jqe --arg m "$msg" '.total == 1 and .warnings[0].message == $m' "$tmp/cj"
+t "in CSV: $field, the JSON's row" \
+	eval 'grep -qF ",$field," "$tmp/body" && csv_is_json "$tmp/cj" "$tmp/body"'
+server_stop
 
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"

@@ -630,7 +630,7 @@ label=$(sed -n 's/.*data-series="\([^"]*\)".*/\1/p' "$tmp/dom" | head -1)
 api "/api/runs/$BIG/burndown" >"$tmp/big.json"
 tip() {
 	jq -r --arg l "$label" '.['$1'] | "\(.position) 1 0 | #\(.position) " +
-		"\(.commit[0:12]) \(.subject // "") | \($l): \(.warnings)"' "$tmp/big.json"
+		"\(.commit.sha[0:12]) \(.subject // "") | \($l): \(.warnings)"' "$tmp/big.json"
 }
 want=$(printf 'null\n'; for p in $((big - 1)) $((big - 2)) 0 0 1 $((big - 1)); do tip $p; done)
 [ "$(cat "$tmp/keys")" = "$want" ] || { echo "# want:"; echo "$want" | sed 's/^/# /'; false; }
@@ -699,7 +699,7 @@ chmod 600 "$tmp/tokens"
 SERVER_ARGS="--triage-tokens $tmp/tokens" server_start "$DB" "$top/web"
 ok $? "server started again, with a triage token"
 tri2=$(api "/api/commits/$cid3/warnings?triage=open" | jq -r '.warnings[0].identity')
-sha3=$(api "/api/runs/$RUN/burndown" | jq -r '.[2].commit')
+sha3=$(api "/api/runs/$RUN/burndown" | jq -r '.[2].commit.sha')
 records() { # the triage records of tri2, one "state|who|origin|reason" a line
 	sqlite3 "$DB" "SELECT state || '|' || who || '|' || origin || '|' || reason
 		FROM triage WHERE fingerprint = '$tri2' ORDER BY id"

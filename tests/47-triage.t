@@ -221,6 +221,36 @@ rc=$?
 [ $rc = 2 ]
 ok $? "--site and an identity at once: exit 2 (rc $rc)"
 
+# kwarn sites: two switches of one function each fall into "default:"
+# (tests/data/sites/generate: gcc 12's and clang 16's own logs): two sites
+# of one key, told apart by the label's line, each compiler named once
+# (issue 33 saw "gcc,gcc")
+TDB=$tmp/two.db
+printf 'two-defaults.o\n' >"$tmp/two.map"
+for cc in gcc clang; do
+	"$KWARN" ingest --db "$TDB" --tree "two-$cc" --commit c1 \
+		--source tests/data/sites --object-map "$tmp/two.map" \
+		"tests/data/sites/two-defaults.$cc.log" >/dev/null || break
+done
+sqlite3 "$TDB" "UPDATE runs SET group_id = (SELECT MIN(id) FROM runs),
+	compiler = CASE id WHEN (SELECT MIN(id) FROM runs) THEN 'gcc'
+	ELSE 'clang-16' END" &&
+	"$KWARN" sites --db "$TDB" --run 1 >"$tmp/two.txt" &&
+	"$KWARN" sites --db "$TDB" --run 1 --format json >"$tmp/two.json"
+ok $? "kwarn sites of gcc's and clang's logs of two-defaults.c"
+sed 's/^/# /' "$tmp/two.txt"
+labels=$(grep -n '^[[:space:]]*default:' tests/data/sites/two-defaults.c | cut -d: -f1 | paste -sd,)
+jq -e --arg l "$labels" 'length == 2 and ([.[].line] | map(tostring) |
+	join(",")) == $l and all(.[]; .compilers == ["gcc", "clang-16"] and
+	(.warnings | length) == 2 and
+	.site == "two-defaults.c|two|-Wimplicit-fallthrough|default:")' \
+	"$tmp/two.json" >/dev/null
+ok $? "two sites, at the two labels' lines ($labels), each gcc,clang-16 once"
+[ "$(grep -c '^gcc,clang-16 ' "$tmp/two.txt")" = 2 ] &&
+	! grep -q 'gcc,gcc\|clang-16,clang-16' "$tmp/two.txt" &&
+	[ "$(tail -1 "$tmp/two.txt")" = "2 sites" ]
+ok $? "the text: no compiler twice on a line, 2 sites"
+
 # the server's write path
 printf 'alice %s\nbob %s\n' 0123456789abcdef0123456789abcdef \
 	fedcba9876543210fedcba9876543210 >"$tmp/tokens"

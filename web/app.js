@@ -485,7 +485,7 @@ function commitTable(points, offset, hrefOf, at) {
 			(String(p.position) === at ? ' at' : '') },
 			el('td', { class: 'num' }, p.position),
 			// a real link: Tab reaches it, a middle click opens a tab
-			el('td', { class: 'sha mono' }, link('#/commit/' + p.id, short(p.commit))),
+			el('td', { class: 'sha mono' }, link('#/commit/' + p.id, short(p.commit.sha))),
 			el('td', {}, p.subject || p.patch || ''),
 			el('td', { class: 'num' }, num(p.warnings)),
 			el('td', { class: 'num new' }, num(p.new)),
@@ -559,7 +559,7 @@ async function newPanel(points, run, diff) {
 		'still there at the tip'));
 	for (const w of d.new.slice(0, 50))
 		panel.appendChild(warningItem(Object.assign({ state: 'new' }, w),
-			{ commit: last.commit }));
+			{ commit: last.commit.sha }));
 	if (d.new.length > 50 || d.counts.new)
 		panel.appendChild(link('#/diff?run=' + run + '&from=' + first.id + '&to=' + last.id,
 			'the whole diff of base and tip'));
@@ -594,7 +594,7 @@ async function viewRun(id, q) {
 			if (q && q.boot && q.boot !== 'pass' && (!boot || boot === 'pass'))
 				boot = q.boot + (k ? ' (' + (r.cc || 'run #' + r.id) + ')' : '');
 		});
-		return { id: p.id, position: p.position, sha: p.commit, subject: p.subject,
+		return { id: p.id, position: p.position, sha: p.commit.sha, subject: p.subject,
 			boot: boot, new: p.new, fixed: p.fixed };
 	});
 	const built = points.filter((p) => p.warnings !== null);
@@ -959,7 +959,7 @@ async function viewDiff(q) {
 		// a commit by its position, the run's commits offered as one list:
 		// two selects of 1,000 options would cost the page a frame
 		const list = el('datalist', { id: 'diff-commits' }, ...points.map((x) =>
-			el('option', { value: String(x.position) }, short(x.commit) + ' ' +
+			el('option', { value: String(x.position) }, short(x.commit.sha) + ' ' +
 				(x.subject || ''))));
 		const byPos = new Map(points.map((x) => [String(x.position), x]));
 		const pos = (name, cur) => {
