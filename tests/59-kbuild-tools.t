@@ -171,6 +171,18 @@ check "point 4 fixes the three, nothing new" \
 check "point 4: every line sparse printed for panic.c is stored ($(said 4 kernel/panic.c))" \
 	test "$(said 4 kernel/panic.c)" = "$(stored 4 sparse kernel/panic.o)"
 
+# the tool is the option of what no compiler option names: the burn-down's
+# series and --option (the API's option=) agree on it
+for tool in sparse kernel-doc; do
+	listed=$("$kwarn" warnings --db "$tmp/s.db" --option "$tool" --format json |
+		jq '[.[] | select(.kind == "'"$tool"'")] | length')
+	all=$("$kwarn" warnings --db "$tmp/s.db" --option "$tool" --format json | jq length)
+	check "kwarn warnings --option $tool: the tip's $tool warnings, nothing else ($all)" \
+		test "$listed" = "$(stored 4 "$tool")" -a "$all" = "$listed" -a "$all" -gt 0
+	check "the tip's burn-down counts them under $tool" \
+		test "$(j ".commits[4].by_option[\"$tool\"] // 0")" = "$all"
+done
+
 # a build directory whose objects have no kernel-doc lines kept (filled by
 # an older kwarn): the first point reads them with kernel-doc itself
 kpid="$logs/last/kernel%pid.o.kernel-doc.log"
