@@ -877,6 +877,45 @@ static int same_work(const struct cls *c, const struct body *a,
 	return diff <= n + 1 ? 1 : 0;
 }
 
+/*
+ * The falling case's last statement X (a call or a store, not a control
+ * statement), done again in [from, to] with only its strings changed:
+ * CX18_INFO("rev (A)") then CX18_INFO("rev (B)"), or
+ * recheck(musb, devctl, "one") then if (recheck(musb, devctl, "other")).
+ * Falling into it does the step twice, the second time saying something
+ * else.  Not other numbers (out[2] = in[2]; then out[1] = in[1]; is an
+ * unrolled copy) and not other names.
+ */
+static int same_step_again(const struct cls *c, const struct stmt *x, long from,
+			   long to)
+{
+	long n = x->last - x->first; /* without the ';' */
+
+	if (x->control || n < 2 || T(c, x->first)->kind != CTOK_IDENT ||
+	    is_exit_word(c, x->first) || is_control_word(c, x->first))
+		return 0;
+	for (long j = from; j + n - 1 <= to; j++) {
+		int diff = 0, ok = 1;
+
+		if (!same_text(c, x->first, j))
+			continue;
+		for (long k = 1; k < n && ok; k++) {
+			long a = x->first + k, b = j + k;
+			enum ctok_kind ka = T(c, a)->kind, kb = T(c, b)->kind;
+
+			if (same_text(c, a, b))
+				continue;
+			if (ka == CTOK_STRING && kb == CTOK_STRING)
+				diff++;
+			else
+				ok = 0;
+		}
+		if (ok && diff)
+			return 1;
+	}
+	return 0;
+}
+
 /* A call that reports an error: dev_err(), pr_warn(), WARN_ON(), ... */
 static int is_error_report(const struct cls *c, long i)
 {
@@ -1221,6 +1260,26 @@ static int find_groups(struct sw *sw, const struct cls *c, long k)
 }
 
 /*
+ * The group after the next one does work: a next case that falls on
+ * into a bare break; (case -EADDRINUSE: rpc_delay(); fallthrough;
+ * case -EAGAIN: break;) ends there, it starts no chain.  True when the
+ * switch is unknown.
+ */
+static int chain_goes_on(const struct cls *c, const struct sw *sw)
+{
+	struct body *g;
+	int r;
+
+	if (sw->next < 0 || sw->next + 1 >= sw->n)
+		return 1;
+	g = xmalloc(sizeof(*g));
+	cut_body(g, c, sw->g[sw->next + 1].from, sw->g[sw->next + 1].to, 0);
+	r = work_count(g) > 0;
+	free(g);
+	return r;
+}
+
+/*
  * Parallel groups: every other case of the switch (at least two) ends in
  * break, return or goto, and none falls on.
  */
@@ -1268,12 +1327,6 @@ static int sibling_work(const struct cls *c, const struct sw *sw,
 	}
 	free(g);
 	return best;
-}
-
-/* The falling case breaks on one of its paths (if (x) { ...; break; }). */
-static int breaks_on_a_path(const struct cls *c, long from, long to)
-{
-	return leaves_early(c, from, to, 1);
 }
 
 /*
@@ -1360,8 +1413,9 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	struct body *a = NULL, *b = NULL;
 	struct sw *sw = NULL;
 	long k, i, from, to;
-	int depth, ret = 0, parallel, sib, is_error_default;
-	char what[96];
+	int depth, ret = 0, parallel, sib, is_error_default, fails, again = 0;
+	const char *intent = NULL;
+	char what[96], miss[160] = "";
 
 	memset(&c, 0, sizeof(c));
 	clex_run(&c.lx, src, len);
@@ -1414,96 +1468,123 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	(void)warn_line;
 
 	/*
-	 * Evidence of a missing break, the strongest first; then evidence
-	 * of intent; then weaker evidence of a missing break that counts
-	 * only when every other case breaks; then weak signs of intent.
-	 * No evidence is "unsure", never "intended".
+	 * Evidence of a missing break, the strongest first.  Then evidence
+	 * of intent, but only of a kind that real missing breaks do not
+	 * also show (issue 34: a case that breaks or returns on one path,
+	 * or only checks, then falls into a default that fails, is the
+	 * classic missing break): when the falling case falls into a case
+	 * that fails, or a weaker sign of a missing break is there too,
+	 * the evidence disagrees and the verdict is "unsure".  No evidence
+	 * is "unsure", never "intended".
 	 */
+	fails = b->n && ((is_error_default && reports_error(&c, b)) ||
+			 (is(&c, b->s[0].first, "return") &&
+			  is_error_value(&c, b->s[0].first, b->s[0].last)));
 	if (dead_store(&c, a, b, what, sizeof(what)) ||
 	    dead_store_nested(&c, from, k, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case overwrites '%s' before anything reads "
 		     "what this case stored there",
 		     what);
+		goto out;
 	} else if (repeats(&c, a, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case repeats '%s' with another constant", what);
+		goto out;
 	} else if (restarts(&c, a, b, what, sizeof(what))) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the next case starts over with '%s' and redoes this "
 		     "case's work differently",
 		     what);
+		goto out;
 	} else if (finished_work(&c, a) && b->n && is_error_default &&
 		   reports_error(&c, b)) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the falling case finished its work and the next case "
 		     "is a default that reports an error or returns one");
+		goto out;
 	} else if (finished_work(&c, a) && b->n &&
 		   is(&c, b->s[0].first, "return") &&
 		   is_error_value(&c, b->s[0].first, b->s[0].last)) {
 		says(out, CLASSIFY_MISSING_BREAK,
 		     "the falling case finished its work and the next case "
 		     "fails at once");
-	} else if (!a->n) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case has no statements of its own");
-	} else if (comment_says_falls(&c, k)) {
-		says(out, CLASSIFY_INTENDED,
-		     "a comment before the next case says it falls through");
-	} else if (advances_state(&c, a)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case advances a state the next case "
-		     "continues from");
-	} else if (b->falls_on || body_marked(&c, b)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the next case falls on too: a chain of steps");
-	} else if (breaks_on_a_path(&c, from, k)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case breaks on one path and falls on at "
-		     "its end: a choice, not an omission");
-	} else if (tells_apart(&c, sw, to, i)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the next case tests the switch's value again: it "
-		     "expects other cases to fall into it");
-	} else if (only_checks(&c, a)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case only checks and leaves early; "
-		     "otherwise it goes on with the next case");
-	} else if (only_reports(&c, a)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case only reports, then takes the next "
-		     "case's path");
-	} else if (uses_stored(&c, from, k, to, i)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the next case reads what the falling case stored");
-	} else if (sib == 2 && !parallel) {
-		says(out, CLASSIFY_INTENDED,
-		     "the falling case does another case's work, then the "
-		     "next one's: a case that combines two");
-	} else if (parallel &&
-		   same_stores(&c, a, from, k, to, i, what, sizeof(what))) {
-		says(out, CLASSIFY_MISSING_BREAK,
-		     "every other case breaks, and the next case assigns "
-		     "'%s' again",
-		     what);
+		goto out;
+	}
+
+	/* signs of intent */
+	if (!a->n)
+		intent = "the falling case has no statements of its own";
+	else if (comment_says_falls(&c, k))
+		intent = "a comment before the next case says it falls through";
+	else if (advances_state(&c, a))
+		intent = "the falling case advances a state the next case "
+			 "continues from";
+	else if ((b->falls_on || body_marked(&c, b)) && chain_goes_on(&c, sw))
+		intent = "the next case falls on too: a chain of steps";
+	else if (tells_apart(&c, sw, to, i))
+		intent = "the next case tests the switch's value again: it "
+			 "expects other cases to fall into it";
+	else if (only_reports(&c, a))
+		intent = "the falling case only reports, then takes the next "
+			 "case's path";
+	else if (uses_stored(&c, from, k, to, i))
+		intent = "the next case reads what the falling case stored";
+	else if (sib == 2 && !parallel)
+		intent = "the falling case does another case's work, then the "
+			 "next one's: a case that combines two";
+	else if (!parallel && accumulates(&c, a, b))
+		intent = "the next case builds on the same value or object "
+			 "the falling case worked on";
+
+	/* weaker signs of a missing break */
+	if (parallel &&
+	    same_stores(&c, a, from, k, to, i, what, sizeof(what))) {
+		snprintf(miss, sizeof(miss),
+			 "every other case breaks, and the next case assigns "
+			 "'%s' again",
+			 what);
 	} else if (parallel && a->n && b->n &&
 		   alternative_calls(&c, &a->s[a->n - 1], &b->s[0])) {
-		says(out, CLASSIFY_MISSING_BREAK,
-		     "every other case breaks, and the next case calls the "
-		     "other function of the same family");
+		snprintf(miss, sizeof(miss),
+			 "every other case breaks, and the next case calls "
+			 "the other function of the same family");
 	} else if (parallel && sib == 1) {
-		says(out, CLASSIFY_MISSING_BREAK,
-		     "every other case breaks, one of them after this "
-		     "case's work with other names or values");
-	} else if (!parallel && accumulates(&c, a, b)) {
-		says(out, CLASSIFY_INTENDED,
-		     "the next case builds on the same value or object "
-		     "the falling case worked on");
-	} else {
+		snprintf(miss, sizeof(miss),
+			 "every other case breaks, one of them after this "
+			 "case's work with other names or values");
+	} else if (fails) {
+		snprintf(miss, sizeof(miss), "it falls into a case that fails");
+	} else if (a->n && b->n &&
+		   same_step_again(&c, &a->s[a->n - 1], b->s[0].first,
+				   b->s[0].last)) {
+		snprintf(miss, sizeof(miss),
+			 "the next case does this case's last step again "
+			 "with another string");
+		again = 1;
+	}
+
+	if (intent && !*miss)
+		says(out, CLASSIFY_INTENDED, "%s", intent);
+	else if (intent)
+		says(out, CLASSIFY_UNSURE, "the evidence disagrees: %s; but %s",
+		     intent, miss);
+	else if (*miss && !fails && !again)
+		says(out, CLASSIFY_MISSING_BREAK, "%s", miss);
+	else if (again)
+		says(out, CLASSIFY_UNSURE, "%s: read both cases", miss);
+	else if (fails)
+		says(out, CLASSIFY_UNSURE,
+		     "the falling case falls into a case that fails, but "
+		     "%s: read both cases",
+		     only_checks(&c, a) ? "it only checks and leaves early" :
+		     leaves_early(&c, from, k, 0) ?
+					  "it also leaves on one of its paths" :
+					  "it ends in a report");
+	else
 		says(out, CLASSIFY_UNSURE,
 		     "no evidence either way%s: read both cases",
 		     parallel ? " (every other case breaks)" : "");
-	}
 out:
 	free(sw);
 	free(a);

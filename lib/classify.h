@@ -19,12 +19,17 @@
  * same family; another case that breaks does the falling case's work
  * with other values.
  *
- * Signals of intent: a state advanced, a chain of cases that fall on, a
- * comment that says so, a case that only checks or only reports, a case
- * that breaks on one path and falls on the other, a next case that
- * tests the switch's value again or reads what the falling case stored,
- * a case that does another case's work and then the next one's; weakly,
- * the next case building on the same value.
+ * Signals of intent: a state advanced, a chain of cases that fall on
+ * into a case that does work, a comment that says so, a case that only
+ * reports, a next case that tests the switch's value again or reads
+ * what the falling case stored, a case that does another case's work
+ * and then the next one's; weakly, the next case building on the same
+ * value.  Not evidence of intent (issue 34, measured on real bugs): a
+ * case that breaks or returns on one path, or only checks, then falls;
+ * falling into a case that fails, or into one that does the falling
+ * case's last step again with another string, is evidence against it.
+ * When signs of intent meet any sign of a missing break, the evidence
+ * disagrees and the verdict is "unsure", naming both.
  *
  * Without evidence the verdict is "unsure", with no fix: advice to add
  * fallthrough; to a real bug would hide it for good.

@@ -20,7 +20,11 @@ sub sim {
 	return $union ? $inter / $union : 0;
 }
 
-# The hunks of a patch that add one "break;": file, context before, after.
+# The breaks a patch adds, one record each: file, context before, after.
+# A hunk that adds one "break;" gives its context lines (the other added
+# lines left out, as before); a hunk that adds several gives, for each,
+# the hunk's lines as they read after the fix (context and added lines)
+# before and after that break.
 sub break_hunks {
 	my ($patch) = @_;
 	open(my $fh, '<', $patch) or die "$patch: $!";
@@ -30,16 +34,35 @@ sub break_hunks {
 		# "Moved in 6.1: OLD NEW": where the code lives now
 		if (/^Moved in 6\.1: (\S+) (\S+)/) { $moved{$1} = $2; next }
 		if (/^\+\+\+ b\/(\S+)/) { $file = $moved{$1} // $1; next }
-		if (/^@@/) { $cur = { file => $file, pre => [], post => [] };
+		if (/^@@/) { $cur = { file => $file, pre => [], post => [],
+				      new => [], at => [] };
 			     push @hunks, $cur; next }
 		next unless $cur;
-		if (/^\+\s*break;\s*$/) { $cur->{added}++; next }
+		if (/^\+\s*break;\s*$/) {
+			$cur->{added}++;
+			push @{$cur->{at}}, scalar @{$cur->{new}};
+			push @{$cur->{new}}, $_;
+			next;
+		}
+		if (/^\+(.*)$/) { push @{$cur->{new}}, $1; next }
 		if (/^ (.*)$/ || /^$/) {
 			push @{$cur->{added} ? $cur->{post} : $cur->{pre}},
 				$1 // '';
+			push @{$cur->{new}}, $1 // '';
 		}
 	}
-	return grep { ($_->{added} // 0) == 1 } @hunks;
+	my @out;
+	for my $h (@hunks) {
+		my $n = $h->{added} // 0;
+		if ($n == 1) { push @out, $h; next }
+		for my $i (@{$h->{at}}) {
+			my @new = @{$h->{new}};
+			push @out, { file => $h->{file}, added => 1,
+				     pre => [@new[0 .. $i - 1]],
+				     post => [@new[$i + 1 .. $#new]] };
+		}
+	}
+	return @out;
 }
 
 # The 0-based index in @$lines of the "break;" that hunk H added, and

@@ -61,7 +61,8 @@ static const struct ccase cases[] = {
 	  "\tdefault: /*H*/\n"
 	  "\t\treturn -EINVAL;\n\t}\n\treturn 0;\n}\n",
 	  CLASSIFY_MISSING_BREAK },
-	{ "a conditional return, then the error: intended",
+	{ "only checks, then falls into a default that fails: unsure "
+	  "(issue 34: the classic missing break looks the same)",
 	  "static int f(int cmd)\n{\n"
 	  "\tswitch (cmd) {\n"
 	  "\tcase CMD_OPT:\n"
@@ -69,7 +70,7 @@ static const struct ccase cases[] = {
 	  "\t\t\treturn 0; /*W*/\n"
 	  "\tdefault: /*H*/\n"
 	  "\t\treturn -EOPNOTSUPP;\n\t}\n}\n",
-	  CLASSIFY_INTENDED },
+	  CLASSIFY_UNSURE },
 	{ "unmarshalling state machine: intended",
 	  "static int f(struct afs_call *call)\n{\n"
 	  "\tswitch (call->unmarshall) {\n"
@@ -176,7 +177,8 @@ static const struct ccase cases[] = {
 	  "\t\terror = -ENXIO;\n"
 	  "\t\tbreak;\n\t}\n\treturn error;\n}\n",
 	  CLASSIFY_INTENDED },
-	{ "a store seen by an early exit is not dead: intended",
+	{ "a store seen by an early exit is not dead, and only checking "
+	  "is no intent: unsure",
 	  "static int f(struct cap *cap)\n{\n"
 	  "\tswitch (cap->cap) {\n"
 	  "\tcase CAP_2:\n"
@@ -187,7 +189,7 @@ static const struct ccase cases[] = {
 	  "\t\tquirks = cap->args[0];\n"
 	  "\t\tr = 0;\n"
 	  "\t\tbreak;\n\t}\n\treturn r;\n}\n",
-	  CLASSIFY_INTENDED },
+	  CLASSIFY_UNSURE },
 	{ "CRLF line ends and comments change nothing (seed 010)",
 	  "static int f(int chip)\r\n{\r\n"
 	  "\tswitch (chip) {\r\n"
@@ -230,7 +232,7 @@ static const struct ccase cases[] = {
 	  "\tcase 0x1025: /*H*/\n"
 	  "\t\th->oem_id = CID_ACER;\n"
 	  "\t\tbreak;\n\t}\n}\n",
-	  CLASSIFY_INTENDED },
+	  CLASSIFY_UNSURE },
 	{ "work done, then a default that only warns (xfrm AF_INET6)",
 	  "static void f(struct sk_buff *skb, int family)\n{\n"
 	  "\tswitch (family) {\n"
@@ -347,7 +349,8 @@ static const struct ccase cases[] = {
 	  "\t\tshow(info->height);\n"
 	  "\t\tbreak;\n\t}\n}\n",
 	  CLASSIFY_UNSURE },
-	{ "the falling case breaks on one path, falls on the other",
+	{ "the falling case breaks on one path, falls on the other: no "
+	  "intent (issue 34), unsure",
 	  "static int f(struct sta *sta, int state)\n{\n"
 	  "\tswitch (state) {\n"
 	  "\tcase OPN_SNT:\n"
@@ -364,8 +367,9 @@ static const struct ccase cases[] = {
 	  "\tcase ESTAB:\n"
 	  "\t\taction = NONE;\n"
 	  "\t\tbreak;\n\t}\n\treturn action;\n}\n",
-	  CLASSIFY_INTENDED },
-	{ "the next case tests the switch's value: it expects this one",
+	  CLASSIFY_UNSURE },
+	{ "the next case tests the switch's value, but every other case "
+	  "breaks and it assigns 'log' again: the evidence disagrees",
 	  "static void f(int evt)\n{\n"
 	  "\tswitch (evt) {\n"
 	  "\tcase EVT_LOST:\n"
@@ -377,7 +381,43 @@ static const struct ccase cases[] = {
 	  "\t\tif (evt == EVT_OVER)\n"
 	  "\t\t\tlog = false;\n"
 	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "the next case tests the switch's value: it expects this one",
+	  "static void f(int evt)\n{\n"
+	  "\tswitch (evt) {\n"
+	  "\tcase EVT_STALL:\n"
+	  "\t\tstalls++; /*W*/\n"
+	  "\tcase EVT_OVER: /*H*/\n"
+	  "\t\tif (evt == EVT_OVER)\n"
+	  "\t\t\tlog = false;\n"
+	  "\t\tbreak;\n\t}\n}\n",
 	  CLASSIFY_INTENDED },
+	{ "a chain that ends in a bare break is no chain (SUNRPC "
+	  "-ENOTCONN): unsure",
+	  "static void f(int status)\n{\n"
+	  "\tswitch (status) {\n"
+	  "\tcase -ENOTCONN:\n"
+	  "\t\trebind(clnt); /*W*/\n"
+	  "\tcase -EADDRINUSE: /*H*/\n"
+	  "\t\tdelay(task, 3);\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase -EAGAIN:\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "a chain, but the next case does the same step with another "
+	  "string (musb quirk 99): the evidence disagrees",
+	  "static void f(struct musb *m, u8 devctl)\n{\n"
+	  "\tswitch (devctl) {\n"
+	  "\tcase QUIRK_99:\n"
+	  "\t\trecheck(m, devctl, \"suspend after disconnect\"); /*W*/\n"
+	  "\tcase QUIRK_91: /*H*/\n"
+	  "\t\tif (recheck(m, devctl, \"invalid vbus\"))\n"
+	  "\t\t\treturn;\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase QUIRK_19:\n"
+	  "\t\tidle(m);\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
 	{ "a comment says it falls through (level 5 ignores it)",
 	  "static void f(struct dev *d, int cmd)\n{\n"
 	  "\tswitch (cmd) {\n"
