@@ -39,8 +39,14 @@ static size_t count_dir(const char *dir)
 
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+
+		/* a compiler's capture, not a checker's (x.o.sparse.log) */
+		n += de->d_name[0] != '.' && l > 6 &&
+		     (!strcmp(de->d_name + l - 6, ".o.log") ||
+		      !strcmp(de->d_name + l - 6, ".o.tmp"));
+	}
 	closedir(d);
 	return n;
 }
