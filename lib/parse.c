@@ -102,6 +102,7 @@ struct parser {
 	struct ctx_map objects; /* source file -> object from kbuild */
 	int single; /* one compiler's stream: see parse_set_single_stream() */
 	int sparse; /* sparse's stream: see parse_set_tool() */
+	int kdoc; /* kernel-doc's lines of one source: parse_set_tool() */
 
 	char *unparsed[PARSE_KEEP_UNPARSED]; /* the first unparsed lines */
 	size_t nr_unparsed;
@@ -355,6 +356,7 @@ int parse_set_tool(struct parser *p, const char *tool)
 		return -1;
 	p->single = 1;
 	p->sparse = !strcmp(tool, "sparse");
+	p->kdoc = !strcmp(tool, "kernel-doc");
 	return 0;
 }
 
@@ -1220,6 +1222,7 @@ static const struct {
 	int which;
 } kdoc_msgs[] = {
 	{ "Function parameter or member ", 29, 1 },
+	{ "Function parameter or struct member ", 36, 1 }, /* 6.12 */
 	{ "Excess function parameter ", 26, 1 },
 	{ "Excess struct member ", 21, 1 },
 	{ "Excess enum value ", 18, 1 },
@@ -1566,6 +1569,10 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	}
 	if (d->kind == DIAG_WARNING)
 		subject_of(a, d);
+	/* kernel-doc's lines alone: words it prints that no table knows */
+	if (p->kdoc && d->kind == DIAG_WARNING && d->line && !d->col &&
+	    !d->option)
+		d->kind = DIAG_KERNEL_DOC;
 	if (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR ||
 	    d->kind == DIAG_FATAL || d->kind == DIAG_KERNEL_DOC ||
 	    d->kind == DIAG_ASSEMBLER)
