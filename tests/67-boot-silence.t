@@ -70,7 +70,9 @@ bootlog() {
 		JOIN commits c ON c.id = u.commit_id WHERE c.run_id = $1
 		ORDER BY b.id DESC LIMIT 1" |
 		python3 -c 'import sys, zlib
-sys.stdout.write(zlib.decompress(bytes.fromhex(sys.stdin.read().strip())).decode("utf-8", "replace"))' |
+h = sys.stdin.read().strip()
+if h:
+    sys.stdout.write(zlib.decompress(bytes.fromhex(h)).decode("utf-8", "replace"))' |
 		tr -d '\r'
 }
 
