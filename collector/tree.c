@@ -375,6 +375,45 @@ out:
 	return ret;
 }
 
+/*
+ * A tree imported again (its cache entry gone or half made) has its files
+ * with the dates the tarball or directory gave them, older than every
+ * object of the build directories an earlier import of it left, whatever
+ * point those objects were built at: make would keep them, and kwarn
+ * would carry their warnings.  Remove those build directories
+ * ($KWARN_CACHE/builds/<tree entry>-<12 hex digits>): the next build of
+ * the tree starts from its sources.
+ */
+static void drop_stale_builds(const struct tree *t)
+{
+	char *builds = xstrfmt("%s/builds", util_cache_dir());
+	const char *entry = strrchr(t->dir, '/') + 1;
+	size_t len = strlen(entry);
+	struct dirent *de;
+	DIR *d = opendir(builds);
+
+	if (!d) {
+		free(builds);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		const char *rest = de->d_name + len + 1;
+		char *path;
+
+		if (strncmp(de->d_name, entry, len) || de->d_name[len] != '-' ||
+		    strlen(rest) != 12 ||
+		    strspn(rest, "0123456789abcdef") != 12)
+			continue;
+		path = xstrfmt("%s/%s", builds, de->d_name);
+		if (util_is_dir(path) && util_rm_rf(path))
+			warning("cannot remove the stale build directory '%s'",
+				path);
+		free(path);
+	}
+	closedir(d);
+	free(builds);
+}
+
 int tree_import(struct tree **out, const char *spec)
 {
 	struct tree *t = xcalloc(1, sizeof(*t));
@@ -461,6 +500,7 @@ int tree_import(struct tree **out, const char *spec)
 	t->version = kernel_version(t->src);
 	if (import_worktree(t) || write_oid_file(marker, &t->base))
 		goto out;
+	drop_stale_builds(t);
 	*out = t;
 	t = NULL;
 	ret = 0;
