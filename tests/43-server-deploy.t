@@ -70,6 +70,14 @@ commits_seen() { # N: N requests (over the pool's threads) all see this many
 	seq "$1" | xargs -P 4 -I{} curl -s "$BASE/api/runs" |
 		jq -r '.[0].commits' | sort | uniq -c | xargs
 }
+await_commits() { # N: until one request sees N commits (at most 10 s)
+	for _ in $(seq 100); do
+		[ "$(curl -s "$BASE/api/runs" | jq -r '.[0].commits')" = "$1" ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
 next=5
 ingest_one() { # a new commit, as the collector
 	local sha
@@ -111,11 +119,8 @@ ingest_one
 ok $? "the collector ingests a 4th commit while the user's server reads"
 # while one request rebuilds an answer after a write, others may be given
 # the previous one (doc/design.md, the answer cache): wait for a request to
-# see the 4th commit (at most 10 s), then every thread must
-for _ in $(seq 100); do
-	[ "$(curl -s "$BASE/api/runs" | jq -r '.[0].commits')" = 4 ] && break
-	sleep 0.1
-done
+# see the new commit (at most 10 s), then every thread must
+await_commits 4
 c=$(commits_seen 12)
 [ "$c" = "12 4" ]
 ok $? "with a writer: every thread sees the 4th commit ($c)"
@@ -165,6 +170,7 @@ exec 5>&-
 wait "$fifo_pid"
 ok $? "the held ingest completes"
 fifo_pid=
+await_commits 5
 c=$(commits_seen 12)
 [ "$c" = "12 5" ]
 ok $? "after it: every thread sees the 5th commit ($c)"
