@@ -195,19 +195,17 @@ int ccache_setup(const struct ccache_opts *o, const char *launcher)
 	}
 	/* kwarn's settings apply to any ccache it runs, ours or a launcher's */
 	drop_user_settings();
-	/*
-	 * XXX off unless asked for (--compiler-cache, a remote, or ccache as
-	 * a launcher) until tests/58 has run on a kernel: its exactness is
-	 * shown on small files only (tests/unit/test-ccache.c).
-	 */
-	if ((o->off ||
-	     (!o->on && !(launcher && launcher_word(launcher, "ccache")))) &&
-	    !remote) {
-		ret = 0;
+	/* on unless turned off; a remote asks for it */
+	if (o->off && o->on) {
+		error("--compiler-cache with --no-compiler-cache: choose one");
+		goto out;
+	}
+	if (o->off && o->remote) {
+		error("--compiler-cache-remote with --no-compiler-cache: choose one");
 		goto out;
 	}
 	if (o->off) {
-		error("--compiler-cache-remote with --no-compiler-cache: choose one");
+		ret = 0;
 		goto out;
 	}
 	prog = ccache_path();

@@ -25,7 +25,7 @@ struct log_reader;
 /* What run, nightly and bisect take: the compiler cache's options. */
 struct ccache_opts {
 	int off; /* --no-compiler-cache */
-	int on; /* --compiler-cache: it is off unless asked for, for now */
+	int on; /* --compiler-cache: the default, said out loud */
 	const char *size; /* --cache-size SIZE, or NULL: the default */
 	const char *remote; /* --compiler-cache-remote URL, or NULL */
 	const char *dir; /* where it lives; NULL: $KWARN_CACHE/ccache */

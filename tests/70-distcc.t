@@ -10,6 +10,9 @@
 # are refused: plain distcc, pump mode when the daemons cannot read the
 # sources at the paths the client uses, and Debian 12's include server
 # without scripts/distcc-pump-fix (it falls back to local preprocessing).
+# The comparison builds run without the compiler cache, so that every
+# compile reaches the daemons; one more run puts the cache (empty) in
+# front of the pump, as kwarn does by default.
 #
 # The daemons run as the user distccd when started by root, and a build
 # host must see the kwarn cache at the same path, so the cache of this
@@ -38,11 +41,11 @@ mkdir -p "$KWARN_CACHE" && chmod 755 "$KWARN_CACHE"
 series="$top/tests/data/series/series"
 cfg="$top/kernel/configs/qemu.config"
 targets=kernel/panic.o,kernel/exit.o
-run() { # run DB [kwarn run options...]
+run() { # run DB [kwarn run options...]: every object compiled
 	local db=$1
 	shift
 	"$kwarn" run --db "$db" --series "$series" --config "$cfg" \
-		--targets "$targets" --no-boot -j2 "$@"
+		--targets "$targets" --no-boot -j2 --no-compiler-cache "$@"
 }
 
 # plain distcc, no include server: refused before anything is built
@@ -122,6 +125,27 @@ check "both daemons took compiles" \
 check "no compile was preprocessed locally" \
 	bash -c '! grep -q "preprocessing locally" "$@"' _ "$tmp/dist.err" \
 	"$KWARN_CACHE"/builds/*/.kwarn/make-*.log
+
+# the compiler cache in front of the pump (kwarn's default): an empty
+# cache, so that its misses go to the daemons, and the same warnings
+rm -rf "$KWARN_CACHE/ccache"
+before=$(cat "${logs[@]}" | grep "COMPILE_OK" | grep -c "kernel/panic\.c")
+"$kwarn" run --db "$tmp/cached.db" --series "$series" --config "$cfg" \
+	--targets "$targets" --no-boot -j2 --cc-launcher distcc \
+	>"$tmp/cached.out" 2>"$tmp/cached.err"
+rc=$?
+check "distributed build through the compiler cache exits 0 (rc=$rc)" \
+	test "$rc" = 0
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/cached.err" | tail -20
+"$kwarn" report --db "$tmp/cached.db" --format json >"$tmp/cached.json"
+jq "$q" "$tmp/cached.json" >"$tmp/cached.cmp"
+check "through the cache and the pump: exactly the local warnings" \
+	cmp -s "$tmp/local.cmp" "$tmp/cached.cmp"
+misses=$(jq '[.commits[].cache_misses // 0] | add' "$tmp/cached.json")
+after=$(cat "${logs[@]}" | grep "COMPILE_OK" | grep -c "kernel/panic\.c")
+echo "# through the cache: $misses misses, panic.c compiled by the daemons $((after - before)) times"
+check "the cache's misses went to the daemons ($misses misses)" \
+	test "$misses" -ge 2 -a "$after" -gt "$before"
 
 # the same pump setup, with the sources unreadable for the daemons (a
 # build host that does not share the cache): refused by the test compile
