@@ -518,8 +518,9 @@ int cmd_bisect(int argc, char **argv)
 		OPT_STRING(
 			0, "dir", &dir, "DIR",
 			"where the clone, its build and the step log go, kept (default: a temporary one)"),
-		OPT_FLAG(0, "compiler-cache", &cco.on,
-			 "compile through kwarn's exact compiler cache (the default)"),
+		OPT_FLAG(
+			0, "compiler-cache", &cco.on,
+			"compile through kwarn's exact compiler cache (the default)"),
 		OPT_FLAG(0, "no-compiler-cache", &cco.off,
 			 "compile at every step, without the compiler cache"),
 		OPT_STRING(

@@ -939,8 +939,9 @@ int cmd_nightly(int argc, char **argv)
 			   "build only these objects"),
 		OPT_STRING(0, "mail", &n.mail, "FILE",
 			   "write the new warnings as mails (mbox) to FILE"),
-		OPT_FLAG(0, "compiler-cache", &n.q.cache.on,
-			 "compile through kwarn's exact compiler cache (the default)"),
+		OPT_FLAG(
+			0, "compiler-cache", &n.q.cache.on,
+			"compile through kwarn's exact compiler cache (the default)"),
 		OPT_FLAG(0, "no-compiler-cache", &n.q.cache.off,
 			 "compile every object, without the compiler cache"),
 		OPT_STRING(

@@ -924,8 +924,9 @@ int cmd_run(int argc, char **argv)
 			   "the warnings to measure"),
 		OPT_STRING(0, "checker", &r.checker, "sparse",
 			   "run kbuild's checker on each compiled object (C=1)"),
-		OPT_FLAG(0, "compiler-cache", &r.cco.on,
-			 "compile through kwarn's exact compiler cache (the default)"),
+		OPT_FLAG(
+			0, "compiler-cache", &r.cco.on,
+			"compile through kwarn's exact compiler cache (the default)"),
 		OPT_FLAG(0, "no-compiler-cache", &r.cco.off,
 			 "compile every object, without the compiler cache"),
 		OPT_STRING(
