@@ -167,14 +167,20 @@ static int ccache_is_usable(char **version, const char *prog)
 
 int ccache_setup(const struct ccache_opts *o, const char *launcher)
 {
-	char *dir = o->dir ? xstrdup(o->dir) :
-			     xstrfmt("%s/ccache", util_cache_dir());
+	const char *env_dir = getenv("KWARN_CCACHE_DIR");
+	char *dir;
 	char *prog = NULL, *conf = NULL, *text = NULL, *version = NULL;
 	char key[65];
 	const char *size = o->size ? o->size : CCACHE_DEFAULT_SIZE;
 	const char *remote = o->remote;
 	int ret = -1;
 
+	if (o->dir)
+		dir = xstrdup(o->dir);
+	else if (env_dir && *env_dir)
+		dir = xstrdup(env_dir);
+	else
+		dir = xstrfmt("%s/ccache", util_cache_dir());
 	unsetenv("KWARN_CCACHE");
 	if (!remote && getenv("KWARN_CACHE_REMOTE") &&
 	    *getenv("KWARN_CACHE_REMOTE"))

@@ -28,7 +28,7 @@ struct ccache_opts {
 	int on; /* --compiler-cache: the default, said out loud */
 	const char *size; /* --cache-size SIZE, or NULL: the default */
 	const char *remote; /* --compiler-cache-remote URL, or NULL */
-	const char *dir; /* where it lives; NULL: $KWARN_CACHE/ccache */
+	const char *dir; /* NULL: $KWARN_CCACHE_DIR, or $KWARN_CACHE/ccache */
 };
 
 /*

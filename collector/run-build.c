@@ -138,7 +138,10 @@ void progress(struct run *r, struct cell *c, size_t k, const char *what)
 		strbuf_addf(&sb, ", about %ld min left", (eta + 59) / 60);
 	} else if (building && objs) {
 		strbuf_addf(&sb, ": %zu objects", objs);
-		if (r->cached)
+		if (r->cached && r->cache.remote_hits)
+			strbuf_addf(&sb, " (%lld from the cache, %lld remote)",
+				    r->cache.hits, r->cache.remote_hits);
+		else if (r->cached)
 			strbuf_addf(&sb, " (%lld from the cache)",
 				    r->cache.hits);
 	}

@@ -10,8 +10,9 @@
 #
 # Only kernel/panic.o and kernel/exit.o are built (--targets, no boot); a
 # nonce in the series' header makes every test run's compiles new to the
-# cache, so "cold" is cold.  About 10 minutes on 2 cores, most of it the
-# fresh build directory's kbuild prepare.
+# cache, so "cold" is cold.  Last, two caches that share a Redis on
+# 127.0.0.1, as two machines would.  About 12 minutes on 2 cores, most of
+# it the fresh build directory's kbuild prepare.
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -20,7 +21,9 @@ export KWARN_DATA="$top"
 export KWARN_CACHE="${KWARN_CACHE:-$HOME/.cache/kwarn}"
 tmp=$(mktemp -d)
 fresh_dir=
+redis_pid=
 cleanup() {
+	[ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null
 	# the build directory this test made for itself, and nothing else
 	case "$fresh_dir" in
 	"$KWARN_CACHE"/builds/linux-source-6.1-*) rm -rf "$fresh_dir" ;;
@@ -172,5 +175,49 @@ check "fresh build directory: the same warnings and identities" \
 	cmp -s <(summary cold) <(summary fresh)
 check "fresh build directory: most compiles from the cache ($hits hits, $misses misses)" \
 	test "$hits" -ge 6 -a "$hits" -gt $((misses * 4))
+
+# two machines sharing one Redis (Debian's redis-server, started here on
+# 127.0.0.1): each has its own compiler cache directory (KWARN_CCACHE_DIR)
+# and, as the man page asks of a team, the same KWARN_CACHE path.  Both
+# build the series from the tip the last run left, so they compile the
+# same objects: the second must find them on the remote.  Its counts come
+# from ccache's own statistics of its directory, not from kwarn.
+if ! command -v redis-server >/dev/null; then
+	echo "# redis-server is not installed: run scripts/install-deps"
+	ok 1 "redis-server installed"
+	done_tap
+fi
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$tmp/redis"
+redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+	--dir "$tmp/redis" >"$tmp/redis.log" 2>&1 &
+redis_pid=$!
+for _ in $(seq 100); do
+	redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+	sleep 0.1
+done
+check "redis-server answers on 127.0.0.1:$port" \
+	bash -c 'redis-cli -p "$1" ping | grep -q PONG' _ "$port"
+KWARN_CCACHE_DIR=$tmp/machine1 run shared1 \
+	--compiler-cache-remote "redis://127.0.0.1:$port"
+KWARN_CCACHE_DIR=$tmp/machine2 run shared2 \
+	--compiler-cache-remote "redis://127.0.0.1:$port"
+stat2() { # COUNTER: ccache's count of the second machine's directory
+	CCACHE_DIR=$tmp/machine2 CCACHE_CONFIGPATH=/dev/null \
+		ccache --print-stats | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
+}
+remote=$(stat2 remote_storage_hit)
+miss=$(stat2 cache_miss)
+local_hits=$(($(stat2 direct_cache_hit) + $(stat2 preprocessed_cache_hit)))
+echo "# the second machine: ${remote:-?} remote hits, ${miss:-?} misses, $local_hits hits in all (remote ones included); kwarn's count: $(col shared2 cache_hits) hits, $(col shared2 cache_misses) misses"
+check "the first machine compiled, the remote kept it ($(col shared1 cache_misses) misses)" \
+	test "$(jq '[.commits[].cache_misses] | add' "$tmp/shared1.json")" -ge 5
+check "the second machine: at least 90% of its compiles from the remote" \
+	test "${remote:-0}" -ge 5 -a \
+	$((${remote:-0} * 10)) -ge $(((local_hits + ${miss:-0}) * 9))
+check "the second machine: the same warnings and identities" \
+	cmp -s <(summary cold) <(summary shared2)
+kill "$redis_pid" 2>/dev/null
+wait "$redis_pid" 2>/dev/null
 
 done_tap
