@@ -561,7 +561,8 @@ static char *capture_tool(const struct run *r, const char *text, int *wanted)
 	char *tool = capture_parse_tool(text);
 
 	*wanted = tool && ((r->checker && !strcmp(tool, r->checker)) ||
-			   (r->ws.w && !strcmp(tool, "kernel-doc")));
+			   (r->ws.w && !strcmp(tool, "kernel-doc")) ||
+			   !strcmp(tool, "objtool"));
 	return tool;
 }
 
@@ -700,20 +701,52 @@ static char *object_source(const char *obj)
 	return src;
 }
 
-/* Write the kernel-doc capture of OBJ in CAP: header, then TEXT. */
-static void kdoc_write(const char *cap, const char *obj, const char *text,
-		       size_t len)
+/* Write TOOL's capture of OBJ in CAP: header, then TEXT. */
+static void tool_write(const char *cap, const char *obj, const char *tool,
+		       const char *text, size_t len)
 {
-	char name[PATH_MAX], head[PATH_MAX + 64];
+	char name[PATH_MAX], head[PATH_MAX + 64], suffix[64];
 	struct strbuf sb = STRBUF_INIT;
-	int hlen = capture_header(head, sizeof(head), 0, obj, "kernel-doc");
+	int hlen = capture_header(head, sizeof(head), 0, obj, tool);
 
-	capture_name(name, sizeof(name), cap, obj, ".kernel-doc.log");
+	snprintf(suffix, sizeof(suffix), ".%s.log", tool);
+	capture_name(name, sizeof(name), cap, obj, suffix);
 	strbuf_add(&sb, head, (size_t)hlen);
 	strbuf_add(&sb, text, len);
 	if (util_write_file(name, sb.buf, sb.len))
-		warning("cannot keep kernel-doc's lines of '%s'", obj);
+		warning("cannot keep %s's lines of '%s'", tool, obj);
 	strbuf_release(&sb);
+}
+
+/*
+ * The objects compiled at this point: those with a compiler's capture in
+ * CAP, as new strings in a new array of *NR.
+ */
+static char **compiled_objects(const char *cap, size_t *nr)
+{
+	size_t nn = 0, nobj = 0;
+	char **now = list_logs(cap, &nn), **objs = NULL;
+
+	for (size_t i = 0; i < nn; i++) {
+		char *path = xstrfmt("%s/%s", cap, now[i]);
+		char *head = NULL, *obj = NULL, *tool = NULL;
+		int rc;
+
+		if (!util_read_file(&head, NULL, path, CAP_CAPTURE_FILE) &&
+		    !capture_parse_header(&rc, &obj, head) &&
+		    !(tool = capture_parse_tool(head))) {
+			objs = xrealloc(objs, (nobj + 1) * sizeof(*objs));
+			objs[nobj++] = obj;
+			obj = NULL;
+		}
+		free(tool);
+		free(obj);
+		free(head);
+		free(path);
+	}
+	free_list(now, nn);
+	*nr = nobj;
+	return objs;
 }
 
 /* Run kernel-doc on OBJ's source as kbuild does, into its capture. */
@@ -730,7 +763,7 @@ static void kdoc_run(struct run *r, const char *cap, const char *obj)
 	    util_read_file(&text, &len, err, CAP_CAPTURE_FILE))
 		warning("cannot run kernel-doc on '%s'", src);
 	else
-		kdoc_write(cap, obj, text, len);
+		tool_write(cap, obj, "kernel-doc", text, len);
 	unlink(err);
 	free(text);
 	free(err);
@@ -756,29 +789,11 @@ static void kdoc_captures(struct run *r, struct cell *c, const char *log)
 	char *cap = xstrfmt("%s/capture", c->kdir);
 	char *last = xstrfmt("%s/last", c->kdir);
 	char *prefix = xstrfmt("%s/", r->tree->src), *text = NULL;
-	size_t nn = 0, na = 0, len = 0, plen = strlen(prefix);
-	char **now = list_logs(cap, &nn), **all = NULL;
-	char **objs = NULL;
+	size_t na = 0, len = 0, plen = strlen(prefix);
+	char **all = NULL, **objs;
 	size_t nobj = 0;
 
-	/* the objects compiled now */
-	for (size_t i = 0; i < nn; i++) {
-		char *path = xstrfmt("%s/%s", cap, now[i]);
-		char *head = NULL, *obj = NULL, *tool = NULL;
-		int rc;
-
-		if (!util_read_file(&head, NULL, path, CAP_CAPTURE_FILE) &&
-		    !capture_parse_header(&rc, &obj, head) &&
-		    !(tool = capture_parse_tool(head))) {
-			objs = xrealloc(objs, (nobj + 1) * sizeof(*objs));
-			objs[nobj++] = obj;
-			obj = NULL;
-		}
-		free(tool);
-		free(obj);
-		free(head);
-		free(path);
-	}
+	objs = compiled_objects(cap, &nobj);
 	if (util_read_file(&text, &len, log, CAP_CAPTURE_FILE))
 		len = 0;
 	for (size_t i = 0; i < nobj; i++) {
@@ -807,7 +822,8 @@ static void kdoc_captures(struct run *r, struct cell *c, const char *log)
 			}
 			l = e ? e + 1 : text + len;
 		}
-		kdoc_write(cap, objs[i], mine.buf ? mine.buf : "", mine.len);
+		tool_write(cap, objs[i], "kernel-doc", mine.buf ? mine.buf : "",
+			   mine.len);
 		strbuf_release(&mine);
 		free(src);
 	}
@@ -839,14 +855,91 @@ static void kdoc_captures(struct run *r, struct cell *c, const char *log)
 		}
 		free_list(all, na);
 	}
-	for (size_t i = 0; i < nobj; i++)
-		free(objs[i]);
-	free(objs);
-	free_list(now, nn);
+	free_list(objs, nobj);
 	free(text);
 	free(prefix);
 	free(cap);
 	free(last);
+}
+
+/* Does the build directory of C run objtool on its objects? */
+static int runs_objtool(const struct cell *c)
+{
+	char *path = xstrfmt("%s/.config", c->build_dir), *text = NULL;
+	int yes = 0;
+
+	if (!util_read_file(&text, NULL, path, 1 << 24))
+		yes = strstr(text, "\nCONFIG_OBJTOOL=y\n") != NULL;
+	free(text);
+	free(path);
+	return yes;
+}
+
+/*
+ * objtool runs in the rule of every object it checks (CONFIG_OBJTOOL,
+ * x86), after the compiler and outside it: its lines go to make's log
+ * only, and each names its object, as make sees it from the build
+ * directory ("kernel/panic.o: warning: objtool: f+0x24: ...").  Each
+ * object compiled at this point gets an objtool capture of the lines
+ * that name it, empty when there are none: a fixed complaint is fixed.
+ * XXX the link-time pass over vmlinux.o and modpost's lines name no
+ * compiled object, and are not kept yet.
+ */
+static void objtool_captures(const struct cell *c, const char *log)
+{
+	static const char *const says[] = { ": warning: objtool: ",
+					    ": error: objtool: " };
+	char *cap = xstrfmt("%s/capture", c->kdir), *text = NULL;
+	size_t nobj = 0, len = 0, nl = 0;
+	char **objs = compiled_objects(cap, &nobj);
+	struct objtool_line {
+		const char *line;
+		size_t len, obj_len;
+	} *lines = NULL;
+
+	if (util_read_file(&text, &len, log, CAP_CAPTURE_FILE))
+		len = 0;
+	/* one pass over make's log: its objtool lines, with their object */
+	for (const char *l = text; l && l < text + len;) {
+		const char *e = memchr(l, '\n', (size_t)(text + len - l));
+		size_t ll = e ? (size_t)(e - l) : (size_t)(text + len - l);
+		const char *sp = memchr(l, ' ', ll);
+
+		for (size_t k = 0; k < ARRAY_SIZE(says) && sp; k++) {
+			size_t sl = strlen(says[k]);
+
+			if (sp > l + 1 && (size_t)(l + ll - (sp - 1)) > sl &&
+			    !memcmp(sp - 1, says[k], sl)) {
+				lines = xrealloc(lines,
+						 (nl + 1) * sizeof(*lines));
+				lines[nl].line = l;
+				lines[nl].len = ll;
+				lines[nl].obj_len = (size_t)(sp - 1 - l);
+				nl++;
+				break;
+			}
+		}
+		l = e ? e + 1 : text + len;
+	}
+	for (size_t i = 0; i < nobj; i++) {
+		struct strbuf mine = STRBUF_INIT;
+		size_t ol = strlen(objs[i]);
+
+		for (size_t k = 0; k < nl; k++) {
+			if (lines[k].obj_len != ol ||
+			    memcmp(lines[k].line, objs[i], ol))
+				continue;
+			strbuf_add(&mine, lines[k].line, lines[k].len);
+			strbuf_addch(&mine, '\n');
+		}
+		tool_write(cap, objs[i], "objtool", mine.buf ? mine.buf : "",
+			   mine.len);
+		strbuf_release(&mine);
+	}
+	free(lines);
+	free_list(objs, nobj);
+	free(text);
+	free(cap);
 }
 
 /*
@@ -967,7 +1060,7 @@ static int store_objects(struct run *r, struct cell *c, struct build_writer *w)
 		free(path);
 	}
 	bw_set_carried(w, 0);
-	if (r->checker || r->ws.w)
+	if (r->checker || r->ws.w || c->objtool)
 		store_checks(r, c, w, now, nn, all, na);
 	ret = 0;
 	free_list(now, nn);
@@ -1209,6 +1302,9 @@ int build_point(struct run *r, struct cell *c, size_t k)
 	unsetenv("KWARN_CAPTURE_DIR");
 	if (!interrupted && rc >= 0 && r->ws.w)
 		kdoc_captures(r, c, log);
+	c->objtool = rc >= 0 && runs_objtool(c);
+	if (!interrupted && c->objtool)
+		objtool_captures(c, log);
 	if (!interrupted && rc >= 0)
 		progress(r, c, k, "built");
 	bi.cached = r->cached;

@@ -46,6 +46,7 @@ struct cell {
 	int lockfd;
 	int measured; /* measured before: nothing to build */
 	int checked; /* a point of this run was checked: C=1 from now on */
+	int objtool; /* this point's build ran objtool on its objects */
 };
 
 /* make_argv()'s strings, freed by make_argv_release() */

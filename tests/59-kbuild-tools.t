@@ -2,14 +2,15 @@
 # kwarn-test: kernel (left out by make check-fast)
 # What kbuild runs beside the compiler, in kwarn run: sparse through
 # kbuild's CHECK (--checker sparse), wrapped by kwarn-cc so its lines are
-# kept object by object, and kernel-doc, which W=1 runs in every object's
-# rule with its lines in make's log only.  The series of
-# tests/data/tools-series adds to kernel/panic.c an address space mismatch
-# (sparse, with its "expected"/"got" lines as notes) under a comment that
-# documents the wrong parameter (kernel-doc: two warnings), each new at 1
-# with its kind and object; touches only kernel/exit.c (carried: neither
-# fixed nor new); moves them down (same identities); fixes both (fixed at
-# 4).  The first point checks every target (C=2), later ones only what they
+# kept object by object, and kernel-doc and objtool, which W=1 and
+# CONFIG_OBJTOOL run in every object's rule with their lines in make's log
+# only.  The series of tests/data/tools-series adds to kernel/panic.c an
+# address space mismatch (sparse, with its "expected"/"got" lines as
+# notes) under a comment that documents the wrong parameter (kernel-doc:
+# two warnings), and a call with user access enabled (objtool), each new
+# at 1 with its kind and object; touches only kernel/exit.c (carried:
+# neither fixed nor new); moves them down (same identities); fixes all
+# (fixed at 4).  The first point checks every target (C=2), later ones only what they
 # compile (C=1); what kwarn stores is held to sparse's and kernel-doc's own
 # lines in each point's make log.  A missing or unknown checker is one
 # line and exit 2, before anything is built.
@@ -131,8 +132,8 @@ kd='select(.kind == "kernel-doc")'
 w1=$(j ".commits[1] | $sel | $sp")
 echo "$w1" | jq -c '{kind, state, file, line, object, message}' | sed 's/^/# /'
 j ".commits[1] | $sel | $kd" | jq -c '{kind, state, file, line, object, message}' | sed 's/^/# /'
-check "point 1: three new warnings (one sparse, two kernel-doc), none fixed" \
-	test "$(j '.commits[1].new')/$(j '.commits[1].fixed')" = 3/0
+check "point 1: four new warnings (one sparse, two kernel-doc, one objtool), none fixed" \
+	test "$(j '.commits[1].new')/$(j '.commits[1].fixed')" = 4/0
 check "point 1: sparse's address space mismatch, new" \
 	test "$(echo "$w1" | jq -r '.kind + "/" + .state + "/" + .message')" = \
 	"sparse/new/incorrect type in initializer (different address spaces)"
@@ -153,10 +154,26 @@ check "point 1: kernel-doc's two, new, of kernel/panic.o" \
 	"new kernel/panic.o Excess function parameter 'kptr' description in 'kwarn_sparse_selftest'|new kernel/panic.o Function parameter or member 'uptr' not described in 'kwarn_sparse_selftest'"
 check "point 1: kernel-doc's lines of panic.c are stored ($(kdoc_said 1 kernel/panic.c))" \
 	test "$(kdoc_said 1 kernel/panic.c)" = "$(stored 1 kernel-doc kernel/panic.o)"
+# objtool's line in make's log: "kernel/panic.o: warning: objtool: ..."
+ot_said() { # POINT OBJECT
+	grep -cE "^$2: (warning|error): objtool: " "$logs/make-$1.log"
+}
+osel='.warnings_list[] | select(.function == "kwarn_objtool_selftest")'
+o1=$(j ".commits[1] | $osel")
+echo "$o1" | jq -c '{kind, state, file, object, message}' | sed 's/^/# /'
+check "point 1: objtool's call with user access on, new, of kernel/panic.o" \
+	test "$(echo "$o1" | jq -r '.kind + "/" + .state + "/" + .object + "/" + .message')" = \
+	"objtool/new/kernel/panic.o/call to kwarn_objtool_callee() with UACCESS enabled"
+check "point 1: objtool's lines of panic.o are stored ($(ot_said 1 kernel/panic.o) said)" \
+	test "$(ot_said 1 kernel/panic.o)" = "$(stored 1 objtool kernel/panic.o)" \
+	-a "$(ot_said 1 kernel/panic.o)" -gt 0
 check "point 2 compiled only exit.c: nothing new, nothing fixed" \
 	test "$(j '.commits[2].new')/$(j '.commits[2].fixed')" = 0/0
 check "point 2: panic.c's three are carried, not fixed" \
 	test "$(j "[.commits[2] | $sel | select(.state != \"fixed\")] | length")" = 3
+check "point 2: so is objtool's, though objtool did not run on panic.o" \
+	test "$(j "[.commits[2] | $osel | .state] | join(\" \")")" = present -a \
+	"$(ot_said 2 kernel/panic.o)" = 0
 check "point 2: make printed none of panic.c's (it did not compile it)" \
 	test "$(said 2 kernel/panic.c)/$(kdoc_said 2 kernel/panic.c)" = 0/0
 check "point 3 moved them: nothing new, nothing fixed" \
@@ -165,9 +182,15 @@ check "point 3: the same identities, three lines down" \
 	test "$(j "[.commits[3] | $sel | .identity] | sort | join(\" \")")" = \
 	"$(j "[.commits[1] | $sel | .identity] | sort | join(\" \")")" -a \
 	"$(j ".commits[3] | $sel | $sp | .line")" = $((want + 3))
-check "point 4 fixes the three, nothing new" \
-	test "$(j '.commits[4].fixed')/$(j '.commits[4].new')" = 3/0 -a \
-	"$(j "[.commits[4] | $sel | select(.state != \"fixed\")] | length")" = 0
+check "point 3: objtool's keeps its identity" \
+	test "$(j ".commits[3] | $osel | .identity")" = \
+	"$(j ".commits[1] | $osel | .identity")"
+check "point 4 fixes the four, nothing new" \
+	test "$(j '.commits[4].fixed')/$(j '.commits[4].new')" = 4/0 -a \
+	"$(j "[.commits[4] | ($sel), ($osel) | select(.state != \"fixed\")] | length")" = 0
+check "point 4: objtool ran on panic.o again and said nothing" \
+	test "$(ot_said 4 kernel/panic.o)" = 0 -a \
+	"$(grep -cE '^  CC +kernel/panic\.o$' "$logs/make-4.log")" = 1
 check "point 4: every line sparse printed for panic.c is stored ($(said 4 kernel/panic.c))" \
 	test "$(said 4 kernel/panic.c)" = "$(stored 4 sparse kernel/panic.o)"
 
