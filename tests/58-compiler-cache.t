@@ -93,7 +93,7 @@ run() {
 	for try in $(seq 40); do
 		rm -f "$tmp/$name.db"
 		"$kwarn" run --db "$tmp/$name.db" --series "$s/series" \
-			--config "$cfg" --targets "$targets" -j2 --compiler-cache "$@" \
+			--config "$cfg" --targets "$targets" -j2 "$@" \
 			>"$tmp/$name.out" 2>"$tmp/$name.err"
 		rc=$?
 		grep -q 'is in use by another kwarn' "$tmp/$name.err" || break
