@@ -127,6 +127,24 @@ int query_group_run(long long *out, sqlite3 *db, long long run_id,
  */
 int query_group_members(json_t **out, sqlite3 *db, long long run_id);
 
+/*
+ * The commit at POSITION of run RUN_ID into *out, or -1 when the run has
+ * none there.  Returns 0 or -1 (reported).
+ */
+int query_commit_at(long long *out, sqlite3 *db, long long run_id,
+		    long long position);
+
+/*
+ * Commit COMMIT_ID as the commit page shows it, a new object in *out:
+ * {"id", "sha", "position", "run", "subject", "author", "date", "patch",
+ * "parent", "apply_status", "apply_error", "build" (its newest, or
+ * null), "boot" (that build's verdict, or null), "previous", "next"
+ * (the neighbouring commits of its run, {"id", "position", "sha",
+ * "subject"}, or null at either end)}; NULL when there is no such
+ * commit.  Returns 0 or -1 (reported).
+ */
+int query_commit_detail(json_t **out, sqlite3 *db, long long commit_id);
+
 /* ---- the dashboard's views: series over a run, diffs ---- */
 
 /* One count of query_run_series(): commit index AT, a name, a count. */

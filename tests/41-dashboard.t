@@ -262,9 +262,12 @@ ok $? "the chart marks the points of the commits that add a warning ($got = $wan
 printf '%s\n' "$tip" | grep -qF "$(api "/api/runs/$RUN/burndown" |
 	jq -r '.[1] | "+\(.new) new, −\(.fixed) fixed"')"
 ok $? "the tip of commit #1 has its new and fixed counts"
-c=$(grep -o '<td class="sha mono"><a href="#/commit/[0-9]*">' "$tmp/dom" | wc -l)
-[ "$c" = "$commits" ]
-ok $? "each commit row's sha is a link to its commit ($c of $commits)"
+a=$(grep -o '<tr class="commit-row[^>]*><td class="num">[0-9]*</td><td class="sha mono"><a href="[^"]*">' "$tmp/dom" |
+	sed 's/.*<td class="num">\([0-9]*\)<.*href="\([^"]*\)".*/\1 \2/')
+b=$(api "/api/runs/$RUN/burndown" | jq -r --argjson r "$RUN" '.[] |
+	"\(.position) #/commit/\(.position)?run=\($r)"')
+[ "$a" = "$b" ] && [ "$(echo "$a" | wc -l)" = "$commits" ]
+ok $? "each commit row's sha is a link to its commit, by its position ($(echo "$a" | paste -sd,))"
 grep -q '<tr class="commit-row[^"]* at"><td class="num">1</td>' "$tmp/dom" &&
 	[ "$(count 'commit-row[^"]* at"')" = 1 ]
 ok $? "?at=1 highlights that commit's row alone"
@@ -332,8 +335,8 @@ done
 ok $? "open is every warning but the triaged one ($((total - 1)) of $total)"
 dom "#/run/$RUN"
 bt=$(api "/api/runs/$RUN/burndown" | jq -c '.[-1].by_triage')
-grep -qF "<span class=\"triage-open\"><a href=\"#/commit/$cid3?triage=open\"><b>$(echo "$bt" | jq .open)</b> open</a></span>" "$tmp/dom" &&
-	grep -qF "<span class=\"triage-decided\"><b>1</b> triaged: <a href=\"#/commit/$cid3?triage=intended\">1 intended</a></span>" "$tmp/dom" &&
+grep -qF "<span class=\"triage-open\"><a href=\"#/commit/2?run=$RUN&amp;triage=open\"><b>$(echo "$bt" | jq .open)</b> open</a></span>" "$tmp/dom" &&
+	grep -qF "<span class=\"triage-decided\"><b>1</b> triaged: <a href=\"#/commit/2?run=$RUN&amp;triage=intended\">1 intended</a></span>" "$tmp/dom" &&
 	[ "$(echo "$bt" | jq '.intended')" = 1 ]
 ok $? "burn-down summary: open and triaged now, as by_triage counts them ($bt)"
 grep -q '<div class="new-warning"><div><span class="badge new">new</span> <span class="triage-badge intended"' "$tmp/dom"
@@ -425,7 +428,13 @@ git_dir=$KWARN_CACHE/trees/kwtree-$hex/git
 mkdir -p "$git_dir"
 gd() { git --git-dir="$git_dir" --work-tree="$tmp/src" -c user.name=t \
 	-c user.email=t@t "$@"; }
-gd init -q && gd add -A && gd commit -q -m c3
+# c3 on a parent holding c2's files, so that c3 has a patch to show
+fixture_fw 1 >"$tmp/src/drivers/firewire/core-device.c"
+fixture_hdr 0 >"$tmp/src/include/linux/kwhdr.h"
+gd init -q && gd add -A && gd commit -q -m c2
+fixture_fw 3 >"$tmp/src/drivers/firewire/core-device.c"
+fixture_hdr 1 >"$tmp/src/include/linux/kwhdr.h"
+gd add -A && gd commit -q -m 'firewire: mark the rest' -m 'The body <b>of</b> it.'
 csha=$(gd rev-parse HEAD)
 sed -i 's/^/EDITED /' "$tmp/src/fs/afs/fsclient.c"
 sqlite3 "$DB" "UPDATE commits SET sha = '$csha' WHERE sha = '$C3' AND run_id = $RUN;
@@ -451,7 +460,7 @@ a=$(grep -o 'class="strip-cell [a-z_]*"' "$tmp/dom" | cut -d' ' -f2 | tr -d '"' 
 b=$(api "/api/warnings/$ident/states?run=$RUN" | jq -r '[.states[] | .state // "none"] | join(",")')
 [ "$a" = "$b" ] && [ "$a" = "none,new,present" ]
 ok $? "warning page: a state strip across the run's commits ($a)"
-grep -q "<dt>introduced</dt><dd><a href=\"#/commit/[0-9]*\">#1 ${C2:0:12}" "$tmp/dom" &&
+grep -q "<dt>introduced</dt><dd><a href=\"#/commit/1?run=$RUN\">#1 ${C2:0:12}" "$tmp/dom" &&
 	grep -qF 'not fixed in this run' "$tmp/dom" &&
 	grep -qF 'make fs/afs/fsclient.o' "$tmp/dom"
 ok $? "warning page: introduced by c2 (linked), not fixed, the reproducer"
@@ -459,8 +468,38 @@ hdr=$(api "/api/commits/$C1/warnings?run=$RUN" |
 	jq -r '.warnings[] | select(.function == "kw_inline") | .identity')
 dom "#/warning/$hdr/$C1"
 grep -qF 'included from drivers/firewire/core-device.c' "$tmp/dom" &&
-	grep -q "<dt>fixed</dt><dd><a href=\"#/commit/[0-9]*\">#2 " "$tmp/dom"
+	grep -q "<dt>fixed</dt><dd><a href=\"#/commit/2?run=$RUN\">#2 " "$tmp/dom"
 ok $? "warning page: the include chain, and the fixing commit linked"
+
+# the commit page, by the commit's position in its run (issue 33)
+dom "#/commit/2?run=$RUN"
+a=$(perl -0ne 'print $1 if /<table id="diffstat">(.*?)<\/table>/s' "$tmp/dom" |
+	perl -ne 'print "$2\t$3\t$1\n" while /<td class="mono">([^<]*)<\/td><td class="num fixed">\+(\d+)<\/td><td class="num new">−(\d+)</g')
+[ -n "$a" ] && [ "$a" = "$(gd show --numstat --format= "$csha")" ]
+ok $? "commit page: the diffstat of git show --numstat ($(echo "$a" | wc -l) files)"
+a=$(perl -0ne 'print $1 if /<pre class="source patch" id="patch">(.*?)<\/pre>/s' "$tmp/dom" |
+	grep -o '<span class="row \(add\|del\)">[^<]*' | sed 's/.*">//')
+[ -n "$a" ] && [ "$a" = "$(gd show --format= "$csha" | grep '^[-+][^-+]\|^[-+]$' |
+	sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')" ]
+ok $? "commit page: the diff's added and removed lines are git's ($(echo "$a" | wc -l))"
+subj=$(sqlite3 "$DB" "SELECT subject FROM commits WHERE run_id = $RUN AND position = 2")
+grep -qF "<h2 class=\"wrap\" id=\"commit-subject\">#2 $subj</h2>" "$tmp/dom" &&
+	grep -qF "<dd id=\"commit-author\">$(gd log -1 --format='%an &lt;%ae&gt;' "$csha")</dd>" "$tmp/dom" &&
+	grep -qF "<dd>$(TZ=UTC gd log -1 --date=format-local:'%Y-%m-%d %H:%M' --format=%ad "$csha") UTC</dd>" "$tmp/dom" &&
+	grep -qF 'The body &lt;b&gt;of&lt;/b&gt; it.' "$tmp/dom" && ! grep -q '<b>of</b>' "$tmp/dom"
+ok $? "commit page: subject, the author and date of the commit, its message as text"
+grep -qF "<nav class=\"commit-nav\" aria-label=\"previous and next commit\"><a href=\"#/commit/1?run=$RUN\">← #1 " "$tmp/dom" &&
+	grep -qF '<span class="muted">the last commit</span></nav>' "$tmp/dom"
+ok $? "commit page: a link to the previous commit, none past the last"
+dom "#/commit/1?run=$RUN"
+grep -qF "<a href=\"#/commit/0?run=$RUN\">← #0 " "$tmp/dom" &&
+	grep -qF "<a href=\"#/commit/2?run=$RUN\">#2 $subj →</a></nav>" "$tmp/dom" &&
+	grep -qF "<p class=\"muted\" id=\"no-patch\">no patch of commit #1 ${C2:0:12} (run $RUN)" "$tmp/dom" &&
+	grep -q "<dt>boot</dt><dd><a href=\"#/boot/[0-9]*\"><span class=\"verdict-pass\">pass" "$tmp/dom"
+ok $? "commit #1: previous and next, its boot linked, and why it has no patch"
+a=$(cdp 1280,900 "#/commit/$cid2" 'js:location.hash + " " + document.getElementById("commit-subject").textContent')
+[ "$a" = "#/commit/1?run=$RUN #1 $(sqlite3 "$DB" "SELECT subject FROM commits WHERE id = $cid2")" ]
+ok $? "an old address by the commit's id: the same page, at its position's address ($a)"
 
 # hostile strings in every field: entry, file-less function, option, tree
 long=$(head -c 3000 /dev/zero | tr '\0' f)
@@ -569,7 +608,7 @@ ok $bad "screenshots of 9 views at 1280 and 390 pixels in build/artifacts/"
 # scrolls in its own box): measured by the page, with the hostile
 # 3000-character function and markup stored above
 bad=0
-for v in burn-down:#/run/$RUN commit:#/commit/$C2?run=$RUN \
+for v in burn-down:#/run/$RUN commit:#/commit/2?run=$RUN \
 	warning:#/warning/$ident/$csha diff:#/diff?run=$RUN\&from=$C1\&to=$csha; do
 	w=$(cdp 390,844 "${v#*:}" \
 		'js:innerWidth + " " + document.documentElement.scrollWidth')

@@ -62,6 +62,9 @@ async function api(path) {
 const enc = encodeURIComponent;
 const short = (sha) => (sha || '').slice(0, 12);
 const num = (v) => (v === null || v === undefined ? '–' : String(v));
+// A commit's page: its position in run RUN, and more of the query (QS)
+const commitHref = (run, pos, qs) => '#/commit/' + pos + '?run=' + run +
+	(qs ? '&' + qs : '');
 
 function show(...nodes) {
 	const m = $('main');
@@ -391,7 +394,7 @@ function chart(series, commits) {
 	const go = (ev) => {
 		const c = pointOf(ev);
 		if (c && (ev.type === 'click' || ev.key === 'Enter'))
-			location.hash = '#/commit/' + commits[c.kwAt].id;
+			location.hash = commitHref(commits[c.kwAt].run, commits[c.kwAt].position);
 	};
 	// a roving tabindex: the point that has the focus becomes its series'
 	// tab stop, so Tab comes back to it
@@ -473,7 +476,7 @@ const COMMIT_PAGE = 50;
 
 // POINTS from OFFSET as the table of the burn-down page; HREFOF(offset)
 // is the address of another page.
-function commitTable(points, offset, hrefOf, at) {
+function commitTable(points, offset, hrefOf, at, run) {
 	const head = el('tr', {}, el('th', { class: 'num' }, '#'),
 		el('th', { class: 'sha' }, 'commit'), el('th', {}, 'subject'),
 		el('th', { class: 'num' }, 'warnings'), el('th', { class: 'num' }, 'new'),
@@ -485,7 +488,8 @@ function commitTable(points, offset, hrefOf, at) {
 			(String(p.position) === at ? ' at' : '') },
 			el('td', { class: 'num' }, p.position),
 			// a real link: Tab reaches it, a middle click opens a tab
-			el('td', { class: 'sha mono' }, link('#/commit/' + p.id, short(p.commit.sha))),
+			el('td', { class: 'sha mono' }, link(commitHref(run, p.position),
+				short(p.commit.sha))),
 			el('td', {}, p.subject || p.patch || ''),
 			el('td', { class: 'num' }, num(p.warnings)),
 			el('td', { class: 'num new' }, num(p.new)),
@@ -496,7 +500,7 @@ function commitTable(points, offset, hrefOf, at) {
 		tr.addEventListener('click', (ev) => {
 			if (ev.target.closest('a'))
 				return;
-			location.hash = '#/commit/' + p.id;
+			location.hash = commitHref(run, p.position);
 		});
 		return tr;
 	});
@@ -594,7 +598,8 @@ async function viewRun(id, q) {
 			if (q && q.boot && q.boot !== 'pass' && (!boot || boot === 'pass'))
 				boot = q.boot + (k ? ' (' + (r.cc || 'run #' + r.id) + ')' : '');
 		});
-		return { id: p.id, position: p.position, sha: p.commit.sha, subject: p.subject,
+		return { id: p.id, run: run, position: p.position, sha: p.commit.sha,
+			subject: p.subject,
 			boot: boot, new: p.new, fixed: p.fixed };
 	});
 	const built = points.filter((p) => p.warnings !== null);
@@ -606,12 +611,12 @@ async function viewRun(id, q) {
 	const summary = el('div', { class: 'summary' },
 		el('span', {}, el('b', {}, num(first && first.warnings)), ' at the base'),
 		el('span', {}, el('b', {}, num(last && last.warnings)), ' now'),
-		last ? el('span', { class: 'triage-open' }, link('#/commit/' + last.id +
-			'?triage=open', el('b', {}, num(bt.open)), ' open')) : null,
+		last ? el('span', { class: 'triage-open' }, link(commitHref(run, last.position,
+			'triage=open'), el('b', {}, num(bt.open)), ' open')) : null,
 		last ? el('span', { class: 'triage-decided' }, el('b', {},
 			decided.reduce((a, t) => a + bt[t], 0)), ' triaged',
-		...decided.map((t, i) => [i ? ', ' : ': ', link('#/commit/' + last.id +
-			'?triage=' + t, bt[t] + ' ' + t)]).flat()) : null,
+		...decided.map((t, i) => [i ? ', ' : ': ', link(commitHref(run, last.position,
+			'triage=' + t), bt[t] + ' ' + t)]).flat()) : null,
 		el('span', {}, el('b', {}, sum('fixed')), ' fixed'),
 		el('span', {}, el('b', {}, sum('new')), ' new'),
 		// what the tip did not build: neither fixed nor still there
@@ -634,7 +639,7 @@ async function viewRun(id, q) {
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
 		chart(groupSeries(group, bds, archs), commits)),
 		card('Commits', commitTable(points, offset, (o) => '#/run/' + run + '?rows=' + o,
-			at)));
+			at, run)));
 	const right = el('div', {}, await newPanel(points, run, diff));
 	show(el('div', { class: 'grid' }, left, right));
 	// #/run/N?at=POS: that commit's point has the focus, its tip open
@@ -800,14 +805,14 @@ function stateStrip(st, identity) {
 		...st.states.map((c) => el('a', { role: 'listitem',
 			class: 'strip-cell ' + (c.state || 'none'),
 			href: c.state && c.state !== 'fixed' ? '#/warning/' + enc(identity) + '/' + enc(c.sha) :
-				'#/commit/' + c.id,
+				commitHref(st.run, c.position),
 			title: '#' + c.position + ' ' + short(c.sha) + ' ' + (c.subject || '') + ': ' +
 				(c.state ? c.state.replace('_', ' ') : 'not seen') },
 		String(c.position))));
 }
 
-function commitLink(c) {
-	return c ? link('#/commit/' + c.id, '#' + c.position + ' ' + short(c.sha) + ' ' +
+function commitLink(c, run) {
+	return c ? link(commitHref(run, c.position), '#' + c.position + ' ' + short(c.sha) + ' ' +
 		(c.subject || '')) : el('span', { class: 'muted' }, 'not in this run');
 }
 
@@ -869,8 +874,8 @@ async function viewWarning(identity, commit, q) {
 		chain.length ? el('ul', { class: 'chain' }, ...chain) : null,
 		el('h2', {}, 'State at every commit of run #' + st.run), stateStrip(st, identity),
 		el('dl', { class: 'facts' },
-			el('dt', {}, 'introduced'), el('dd', {}, commitLink(st.introduced)),
-			el('dt', {}, 'fixed'), el('dd', {}, st.fixed ? commitLink(st.fixed) :
+			el('dt', {}, 'introduced'), el('dd', {}, commitLink(st.introduced, st.run)),
+			el('dt', {}, 'fixed'), el('dd', {}, st.fixed ? commitLink(st.fixed, st.run) :
 				el('span', { class: 'muted' }, 'not fixed in this run'))),
 		el('h2', {}, 'Notes'), s.notes.length ? notes : el('p', { class: 'muted' }, 'none'),
 		el('h2', {}, 'Reproduce'), el('pre', { class: 'repro mono' },
@@ -1109,26 +1114,106 @@ function pager(res, hrefOf) {
 	return pageLinks(res.offset, res.limit, res.warnings.length, res.total, hrefOf, '');
 }
 
-async function viewCommit(id, q) {
+// A date of the epoch's seconds T as YYYY-MM-DD HH:MM UTC, '' for none
+const when = (t) => (t ? new Date(t * 1000).toISOString().slice(0, 16)
+	.replace('T', ' ') + ' UTC' : '');
+
+// A patch's diffstat: a row a file, its counts and a bar of them.
+function diffstat(pt) {
+	const most = Math.max(1, ...pt.files.map((f) => f.additions + f.deletions));
+	const bar = (f) => {
+		const w = (n) => Math.round(n / most * 60);
+		return el('span', { class: 'statbar', 'aria-hidden': 'true' },
+			el('span', { class: 'add', style: 'width:' + w(f.additions) + 'px' }),
+			el('span', { class: 'del', style: 'width:' + w(f.deletions) + 'px' }));
+	};
+	return el('div', { class: 'scroll' }, el('table', { id: 'diffstat' },
+		el('thead', {}, el('tr', {}, el('th', {}, 'file'),
+			el('th', { class: 'num' }, 'added'), el('th', { class: 'num' }, 'removed'),
+			el('th', {}, ''))),
+		el('tbody', {}, ...pt.files.map((f) => el('tr', { 'data-status': f.status },
+			el('td', { class: 'mono' }, f.old_path ? f.old_path + ' → ' + f.path : f.path,
+				f.status === 'A' ? ' (new)' : f.status === 'D' ? ' (deleted)' : null),
+			el('td', { class: 'num fixed' }, f.binary ? 'bin' : '+' + f.additions),
+			el('td', { class: 'num new' }, f.binary ? '' : '−' + f.deletions),
+			el('td', {}, bar(f)))))),
+	el('p', { class: 'muted' }, pt.files.length + ' file' + (pt.files.length === 1 ? '' : 's') +
+		' changed, ' + pt.additions + ' insertions(+), ' + pt.deletions + ' deletions(−)'));
+}
+
+// A unified diff, each line classed by what it is.
+function diffText(text, truncated) {
+	const pre = el('pre', { class: 'source patch', id: 'patch' });
+	for (const l of text.split('\n')) {
+		const cls = /^(diff |index |--- |\+\+\+ |new file|deleted file|similarity|rename )/
+			.test(l) ? 'file' : l[0] === '@' ? 'hunk' : l[0] === '+' ? 'add' :
+			l[0] === '-' ? 'del' : '';
+		pre.appendChild(el('span', { class: 'row' + (cls ? ' ' + cls : '') }, l));
+	}
+	if (truncated)
+		pre.appendChild(el('span', { class: 'row muted' }, '… the diff is cut here'));
+	return pre;
+}
+
+// The commit page: #/commit/POS?run=N (the commit's position in its
+// run); #/commit/REF (an id, a sha or a prefix, the older form) is the
+// same page, its address then made the first.
+async function viewCommit(ref, q) {
 	const state = q.get('state') || '';
 	const triage = q.get('triage') || '';
 	const offset = Number(q.get('offset') || 0);
-	const res = await api('/api/commits/' + enc(id) + '/warnings?limit=100&offset=' +
-		offset + (state ? '&state=' + enc(state) : '') +
-		(triage ? '&triage=' + enc(triage) : ''));
-	pickRun(res.commit.run);
+	const byPos = q.get('run') && /^[0-9]{1,6}$/.test(ref || '');
+	const c = await api(byPos ? '/api/runs/' + enc(q.get('run')) + '/commits/' + ref :
+		'/api/commits/' + enc(ref) + (q.get('run') ? '?run=' + enc(q.get('run')) : ''));
+	pickRun(c.run);
 	// the view's address with STATE and TRIAGE (from the first page)
-	const href = (s, t) => '#/commit/' + enc(id) + '?' + new URLSearchParams(
-		Object.entries({ state: s, triage: t }).filter(([, v]) => v)).toString();
+	const href = (s, t) => commitHref(c.run, c.position, new URLSearchParams(
+		Object.entries({ state: s, triage: t }).filter(([, v]) => v)).toString());
+	if (!byPos)
+		history.replaceState(null, '', href(state, triage) +
+			(offset ? '&offset=' + offset : ''));
+	const [res, pt] = await Promise.all([
+		api('/api/commits/' + c.id + '/warnings?limit=100&offset=' + offset +
+			(state ? '&state=' + enc(state) : '') +
+			(triage ? '&triage=' + enc(triage) : '')),
+		api('/api/commits/' + c.id + '/patch').catch((e) => e)]);
+	const patch = pt instanceof Error ? null : pt;
+	const author = c.author || (patch && (patch.author + ' <' + patch.email + '>'));
+	const date = c.date || (patch && patch.date);
+	const nav = (n, rel) => n ? link(commitHref(c.run, n.position),
+		rel === 'prev' ? '← #' + n.position + ' ' + (n.subject || short(n.sha)) :
+			'#' + n.position + ' ' + (n.subject || short(n.sha)) + ' →') :
+		el('span', { class: 'muted' }, rel === 'prev' ? 'the first commit' :
+			'the last commit');
+	const body = patch ? patch.message.replace(/^[^\n]*\n*/, '').trim() : '';
 	const filters = el('div', { class: 'filters' },
 		...[['', 'at this commit'], ['new', 'new'], ['fixed', 'fixed'],
 			['not_built', 'not built']].map(([s, label]) =>
 			s === state ? el('b', {}, label) : link(href(s, triage), label)));
-	show(card('Warnings of commit ' + short(res.commit.sha) + ' (#' +
-		res.commit.position + ')', filters,
-	triageFilter(triage, (t) => href(state, t)),
-	warningTable(res.warnings, res.commit.sha),
-	pager(res, (o) => href(state, triage) + '&offset=' + o)));
+	document.title = 'kwarn: #' + c.position + ' ' + (c.subject || short(c.sha));
+	show(card(null, el('h2', { class: 'wrap', id: 'commit-subject' }, '#' + c.position + ' ' +
+		(c.subject || (patch && patch.message.split('\n')[0]) || short(c.sha))),
+	el('dl', { class: 'facts' },
+		el('dt', {}, 'commit'), el('dd', { class: 'mono' }, c.sha),
+		author ? el('dt', {}, 'author') : null,
+		author ? el('dd', { id: 'commit-author' }, author) : null,
+		date ? el('dt', {}, 'date') : null, date ? el('dd', {}, when(date)) : null,
+		c.patch ? el('dt', {}, 'patch') : null, c.patch ? el('dd', { class: 'mono' }, c.patch) : null,
+		el('dt', {}, 'run'), el('dd', {}, link('#/run/' + c.run + '?at=' + c.position,
+			'run #' + c.run + ', this commit on its burn-down')),
+		c.build ? el('dt', {}, 'boot') : null,
+		c.build ? el('dd', {}, c.boot ? link('#/boot/' + c.build, verdict(c.boot)) :
+			el('span', { class: 'muted' }, 'not booted')) : null),
+	body ? el('pre', { class: 'message wrap' }, body) : null,
+	el('nav', { class: 'commit-nav', 'aria-label': 'previous and next commit' },
+		nav(c.previous, 'prev'), nav(c.next, 'next'))),
+	card('Patch', patch ? diffstat(patch) : el('p', { class: 'muted', id: 'no-patch' },
+		String(pt.message || pt)),
+	patch ? diffText(patch.diff, patch.truncated) : null),
+	card('Warnings at this commit', filters,
+		triageFilter(triage, (t) => href(state, t)),
+		warningTable(res.warnings, res.commit.sha),
+		pager(res, (o) => href(state, triage) + '&offset=' + o)));
 }
 
 // ---- boots ----
