@@ -199,10 +199,11 @@ dom ""
 grep -q 'data-ready="1"' "$tmp/dom"
 ok $? "the dashboard's scripts ran to the end"
 # the group's two burn-downs come in one request, the new panel's diff
-# in the other (the page counts its own fetches)
+# in another, the tip's likely missing breaks in a third (the page counts
+# its own fetches)
 nreq=$(sed -n 's/.*data-requests="\([0-9]*\)".*/\1/p' "$tmp/dom")
-[ "$nreq" = 2 ]
-ok $? "burn-down of a group of two runs: two requests ($nreq)"
+[ "$nreq" = 3 ]
+ok $? "burn-down of a group of two runs: three requests ($nreq)"
 # one series per (compiler, option) of the run's group, as the API counts
 series=$( (api "/api/runs/$RUN/burndown" | jq -r '.[].by_option | keys[]' |
 	sort -u | sed 's/^/gcc /'
@@ -354,6 +355,50 @@ a=$(grep -o '<li class="diff-item [a-z_]*" data-identity="[0-9a-f]*"><span class
 	sed 's/.*data-identity="\([0-9a-f]*\)".*/\1/')
 [ "$a" = "$tri" ] && [ "$(count 'class="triage-badge ')" = 1 ]
 ok $? "diff view: the triaged warning's badge, on it alone"
+
+# ---- kwarn classify's verdicts (issue 33), read from a copy of the tree
+# where afs_c's two cases both store x (a missing break) ----
+cp -r "$tmp/src" "$tmp/cls" &&
+	sed -i '17s/x \*= 2;/x = 14;/; 19s/x--;/x = -1;/' "$tmp/cls/fs/afs/fsclient.c" &&
+	"$KWARN" classify --db "$DB" --commit "$C3" --tree "$tmp/cls" >"$tmp/cls.out"
+ok $? "kwarn classify of the tip's warnings ($(tail -1 "$tmp/cls.out"))"
+mb=$(api "/api/warnings?run=$RUN&verdict=missing-break" | jq .total)
+dom "#/run/$RUN"
+[ "$mb" -ge 1 ] && grep -qF "<span class=\"missing-break some\"><a href=\"#/commit/2?run=$RUN&amp;verdict=missing-break\"><b>$mb</b> likely missing break</a></span>" "$tmp/dom"
+ok $? "burn-down summary: the tip's likely missing breaks ($mb), linked to them"
+# the verdict column: each row's, in the API's order
+row_verdicts() {
+	grep -o '<td class="verdict">\(<span class="classify-badge [a-z-]*" data-verdict="[a-z-]*"\)\?' "$tmp/dom" |
+		sed 's/.*data-verdict="\([a-z-]*\)"/\1/; s/<td class="verdict">$/none/' | paste -sd,
+}
+api_verdicts() { # URL
+	api "$1" | jq -r '[.warnings[] | .verdict // "none" |
+		sub("likely missing break"; "missing-break") | sub("likely intended"; "intended")] | join(",")'
+}
+dom "#/commit/2?run=$RUN"
+a=$(row_verdicts)
+[ -n "$a" ] && [ "$a" = "$(api_verdicts "/api/commits/$C3/warnings?run=$RUN")" ] &&
+	echo "$a" | grep -q missing-break && grep -q '<th>verdict</th>' "$tmp/dom"
+ok $? "commit page: a verdict column, each row's the API's ($a)"
+bad=0
+for v in missing-break:"likely missing break" intended:"likely intended" none:"not classified"; do
+	dom "#/commit/2?run=$RUN&verdict=${v%%:*}"
+	a=$(row_verdicts)
+	b=$(api_verdicts "/api/commits/$C3/warnings?run=$RUN&verdict=${v%%:*}")
+	[ "$a" = "$b" ] && grep -qF "<b>${v#*:}</b>" "$tmp/dom" &&
+		{ [ -z "$a" ] || [ "$(echo "$a" | tr , '\n' | grep -cvx "${v%%:*}")" = 0 ]; } ||
+		{ bad=1; echo "# verdict=${v%%:*}: $a, API $b"; }
+done
+ok $bad "commit page: the verdict filter keeps the API's warnings of that verdict"
+dom "#/warnings?run=$RUN&commit=$C3&file=fs/afs/fsclient.c&verdict=missing-break"
+a=$(row_verdicts)
+[ "$a" = "$(api_verdicts "/api/warnings?run=$RUN&commit=$C3&file=fs/afs/fsclient.c&verdict=missing-break")" ] &&
+	[ "$a" = missing-break ] && grep -qF '<b>likely missing break</b>' "$tmp/dom" &&
+	grep -qF "href=\"#/warnings?run=$RUN&amp;commit=$C3&amp;file=fs%2Fafs%2Ffsclient.c&amp;verdict=intended\"" "$tmp/dom"
+ok $? "a file's list: filtered by verdict, the other verdicts a link away"
+dom "#/subsystem/$RUN/AFS%20FILESYSTEM?commit=$C3&verdict=missing-break"
+[ "$(row_verdicts)" = missing-break ] && grep -qF '<b>likely missing break</b>' "$tmp/dom"
+ok $? "a subsystem's list: filtered by verdict"
 
 dom "#/subsystems"
 grep -qF 'AFS FILESYSTEM' "$tmp/dom" && grep -qF 'THE REST' "$tmp/dom"

@@ -104,6 +104,31 @@ function classification(w) {
 		w.reason ? el('span', { class: 'classify-reason' }, w.reason) : null);
 }
 
+// kwarn classify's verdicts as verdict= of the API names them, and the
+// verdict each stands for ("none": a warning it did not classify).
+const VERDICTS = [['missing-break', 'likely missing break'], ['intended', 'likely intended'],
+	['unsure', 'unsure'], ['none', 'not classified']];
+
+// A warning's verdict in a list: a small badge, nothing when none.
+function verdictBadge(w) {
+	if (!w.verdict)
+		return null;
+	const kind = w.verdict === 'likely missing break' ? 'missing-break' :
+		w.verdict === 'unsure' ? 'unsure' : 'intended';
+	return el('span', { class: 'classify-badge ' + kind, 'data-verdict': kind,
+		title: (w.fix ? 'fix: ' + w.fix + '. ' : '') + (w.reason || '') }, w.verdict);
+}
+
+// Links keeping a list's warnings of one verdict (verdict= of the API),
+// CUR the one shown; HREFOF(verdict or '') is a link's address.
+function verdictFilter(cur, hrefOf) {
+	return el('div', { class: 'filters verdict-filter', role: 'group',
+		'aria-label': 'verdict' }, el('span', { class: 'muted' }, 'verdict:'),
+	...[['', 'any']].concat(VERDICTS).map(([v, label]) =>
+		v === (cur || '') ? el('b', {}, label) :
+			el('a', { href: hrefOf(v), 'data-verdict': v || 'any' }, label)));
+}
+
 // What people decided about a warning (kwarn triage): the states in the
 // order of triage_states[] in lib/triage.c (tests/41-dashboard.t holds
 // this list to the burn-down's by_triage), "open" being never triaged
@@ -585,6 +610,9 @@ async function viewRun(id, q) {
 	// one (the server finds the first and last built commits itself)
 	const diff = me.commits > 1 ? api('/api/diff?run=' + run + '&from=base&to=tip')
 		.catch((e) => e) : null;
+	// the tip's likely missing breaks (kwarn classify), asked beside it
+	const missing = api('/api/warnings?run=' + run + '&verdict=missing-break&limit=1')
+		.then((r) => r.total, () => null);
 	const byId = new Map((await api('/api/runs/' + run + '/burndown?group=1'))
 		.map((m) => [m.id, m]));
 	const bds = group.map((r) => (byId.get(r.id) || {}).burndown || []);
@@ -605,6 +633,7 @@ async function viewRun(id, q) {
 	const built = points.filter((p) => p.warnings !== null);
 	const [first, last] = baseAndTip(points);
 	const sum = (k) => built.reduce((a, p) => a + (p[k] || 0), 0);
+	const nMissing = await missing;
 	// now: open against decided (the burn-down's by_triage)
 	const bt = (last && last.by_triage) || {};
 	const decided = TRIAGE.filter((t) => t !== 'open' && bt[t]);
@@ -617,6 +646,9 @@ async function viewRun(id, q) {
 			decided.reduce((a, t) => a + bt[t], 0)), ' triaged',
 		...decided.map((t, i) => [i ? ', ' : ': ', link(commitHref(run, last.position,
 			'triage=' + t), bt[t] + ' ' + t)]).flat()) : null,
+		last ? el('span', { class: 'missing-break' + (nMissing ? ' some' : '') },
+			link(commitHref(run, last.position, 'verdict=missing-break'),
+				el('b', {}, num(nMissing)), ' likely missing break')) : null,
 		el('span', {}, el('b', {}, sum('fixed')), ' fixed'),
 		el('span', {}, el('b', {}, sum('new')), ' new'),
 		// what the tip did not build: neither fixed nor still there
@@ -774,7 +806,7 @@ async function viewOver(by, q) {
 // ---- warnings filtered by file, option or subsystem at a commit ----
 
 async function viewWarnings(q) {
-	const keep = ['run', 'commit', 'file', 'option', 'state', 'triage'];
+	const keep = ['run', 'commit', 'file', 'option', 'state', 'triage', 'verdict'];
 	const p = new URLSearchParams();
 	for (const k of keep)
 		if (q.get(k))
@@ -783,17 +815,19 @@ async function viewWarnings(q) {
 	const res = await api('/api/warnings?' + p.toString() + '&limit=100&offset=' + offset);
 	pickRun(res.commit.run);
 	const what = q.get('file') || q.get('option') || '';
-	const byTriage = (t) => {
+	// the address with KEY (triage, verdict) set to V, '' for any
+	const keeping = (key) => (v) => {
 		const n = new URLSearchParams(p);
-		if (t)
-			n.set('triage', t);
+		if (v)
+			n.set(key, v);
 		else
-			n.delete('triage');
+			n.delete(key);
 		return '#/warnings?' + n.toString();
 	};
 	show(card(null, el('h2', { class: 'wrap' }, what + ': warnings at commit ' +
 		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
-	triageFilter(q.get('triage'), byTriage),
+	triageFilter(q.get('triage'), keeping('triage')),
+	verdictFilter(q.get('verdict'), keeping('verdict')),
 	warningTable(res.warnings, res.commit.sha),
 	pager(res, (o) => '#/warnings?' + p.toString() + '&offset=' + o)));
 }
@@ -1087,11 +1121,12 @@ function warningTable(list, commit) {
 		el('td', { class: 'mono' }, w.file + ':' + w.line + ':' + w.column),
 		el('td', { class: 'mono' }, w.function || ''),
 		el('td', {}, link('#/warning/' + enc(w.identity) + '/' + enc(commit), w.message)),
+		el('td', { class: 'verdict' }, verdictBadge(w)),
 		el('td', { class: 'opt mono' }, w.option || ''),
 		el('td', { class: 'num' }, w.seen)));
-	return el('div', { class: 'scroll' }, el('table', {},
+	return el('div', { class: 'scroll' }, el('table', { class: 'warnings' },
 		el('thead', {}, el('tr', {}, el('th', {}, 'state'), el('th', {}, 'where'),
-			el('th', {}, 'function'), el('th', {}, 'message'),
+			el('th', {}, 'function'), el('th', {}, 'message'), el('th', {}, 'verdict'),
 			el('th', { class: 'opt' }, 'option'), el('th', { class: 'num' }, 'seen'))),
 		el('tbody', {}, ...rows)));
 }
@@ -1161,21 +1196,23 @@ function diffText(text, truncated) {
 async function viewCommit(ref, q) {
 	const state = q.get('state') || '';
 	const triage = q.get('triage') || '';
+	const verd = q.get('verdict') || '';
 	const offset = Number(q.get('offset') || 0);
 	const byPos = q.get('run') && /^[0-9]{1,6}$/.test(ref || '');
 	const c = await api(byPos ? '/api/runs/' + enc(q.get('run')) + '/commits/' + ref :
 		'/api/commits/' + enc(ref) + (q.get('run') ? '?run=' + enc(q.get('run')) : ''));
 	pickRun(c.run);
-	// the view's address with STATE and TRIAGE (from the first page)
-	const href = (s, t) => commitHref(c.run, c.position, new URLSearchParams(
-		Object.entries({ state: s, triage: t }).filter(([, v]) => v)).toString());
+	// the view's address with STATE, TRIAGE and VERDICT (a first page)
+	const href = (s, t, v = verd) => commitHref(c.run, c.position, new URLSearchParams(
+		Object.entries({ state: s, triage: t, verdict: v }).filter(([, x]) => x)).toString());
 	if (!byPos)
 		history.replaceState(null, '', href(state, triage) +
 			(offset ? '&offset=' + offset : ''));
 	const [res, pt] = await Promise.all([
 		api('/api/commits/' + c.id + '/warnings?limit=100&offset=' + offset +
 			(state ? '&state=' + enc(state) : '') +
-			(triage ? '&triage=' + enc(triage) : '')),
+			(triage ? '&triage=' + enc(triage) : '') +
+			(verd ? '&verdict=' + enc(verd) : '')),
 		api('/api/commits/' + c.id + '/patch').catch((e) => e)]);
 	const patch = pt instanceof Error ? null : pt;
 	const author = c.author || (patch && (patch.author + ' <' + patch.email + '>'));
@@ -1212,6 +1249,7 @@ async function viewCommit(ref, q) {
 	patch ? diffText(patch.diff, patch.truncated) : null),
 	card('Warnings at this commit', filters,
 		triageFilter(triage, (t) => href(state, t)),
+		verdictFilter(verd, (v) => href(state, triage, v)),
 		warningTable(res.warnings, res.commit.sha),
 		pager(res, (o) => href(state, triage) + '&offset=' + o)));
 }
@@ -1241,13 +1279,16 @@ async function viewSubsystem(run, name, q) {
 	const offset = Number(q.get('offset') || 0);
 	const at = q.get('commit') ? '&commit=' + enc(q.get('commit')) : '';
 	const triage = q.get('triage') || '';
-	const tq = (t) => (t ? '&triage=' + enc(t) : '');
+	const verd = q.get('verdict') || '';
+	const tq = (t, v = verd) => (t ? '&triage=' + enc(t) : '') +
+		(v ? '&verdict=' + enc(v) : '');
 	const res = await api('/api/subsystems/' + enc(name) + '/warnings?run=' + run +
 		at + tq(triage) + '&limit=100&offset=' + offset);
 	const here = '#/subsystem/' + run + '/' + enc(name);
 	show(card(null, el('h2', { class: 'wrap' }, name + ': warnings at commit ' +
 		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
 	triageFilter(triage, (t) => here + '?offset=0' + at + tq(t)),
+	verdictFilter(verd, (v) => here + '?offset=0' + at + tq(triage, v)),
 	warningTable(res.warnings, res.commit.sha),
 	pager(res, (o) => here + '?offset=' + o + at + tq(triage))));
 }
