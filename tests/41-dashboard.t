@@ -419,6 +419,30 @@ grep -qF "href=\"#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$(api \
 	"/api/runs/$RUN/burndown" | jq '.[0].id')\"" "$tmp/dom" &&
 	[ "$(count '<td class="num cell at')" = "$(api "/api/runs/$RUN/series" | jq '.rows | length')" ]
 ok $? "commit #0 selected: its column marked, rows lead to the warnings there"
+# issue 33: each count is a link to its row's warnings at its column's
+# commit, and a row with none at the tip leads to where it last had some
+dom "#/over/subsystem?run=$RUN"
+api "/api/runs/$RUN/series?by=subsystem" >"$tmp/ser.json"
+a=$(grep -o '<td class="num cell[^"]*" data-count="[0-9]*"><a href="[^"]*">[0-9]*</a>' "$tmp/dom" |
+	sed 's/.*data-count="\([0-9]*\)"><a href="\([^"]*\)">\([0-9]*\)<.*/\1 \3 \2/')
+b=$(jq -r --argjson r "$RUN" '.commits as $c | .rows[] | .name as $n |
+	.counts | to_entries[] | select(.value > 0) |
+	"\(.value) \(.value) #/subsystem/\($r)/\($n | @uri)?commit=\($c[.key].id)"' "$tmp/ser.json")
+[ -n "$a" ] && [ "$a" = "$b" ] &&
+	[ "$(count '<td class="num cell[^"]*" data-count="0">0</td>')" = \
+	  "$(jq '[.rows[].counts[] | select(. == 0)] | length' "$tmp/ser.json")" ]
+ok $? "over time: each count links to its row's warnings at its commit, a zero to none ($(echo "$a" | wc -l) links)"
+read -r tipc lastc lastid < <(jq -r '.commits as $c | .rows[] |
+	select(.name == "FIREWIRE SUBSYSTEM") | .counts as $n |
+	([range(0; $n | length)] | map(select($n[.] > 0)) | last) as $i |
+	"\($n[-1]) \($n[$i]) \($c[$i].id)"' "$tmp/ser.json")
+h=$(grep -o '<td class="name"><a href="[^"]*" class="cut" title="FIREWIRE SUBSYSTEM"' "$tmp/dom" |
+	sed 's/.*href="\([^"]*\)".*/\1/')
+[ "$tipc" = 0 ] && [ "$h" = "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$lastid" ]
+ok $? "a subsystem fixed at the tip: its row leads to its last commit with warnings ($h)"
+dom "$h"
+[ "$(count '<tr><td><span class="badge')" = "$lastc" ]
+ok $? "and that page lists its $lastc warnings there"
 dom "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$C1"
 c=$(count '<span class="badge [a-z_]*">')
 [ "$c" = "$(api "/api/runs/$RUN/series" | jq '.rows[] | select(.name == "FIREWIRE SUBSYSTEM") | .counts[0]')" ]

@@ -719,11 +719,20 @@ function sparkline(counts, max, shown) {
 
 // A table cell of the over-time view, made directly: there are
 // thousands of them, and el()'s generality costs a third of the time.
-function countCell(v, at) {
+// A count is a link to those warnings at that commit (HREF); a zero or
+// a commit not built has nothing to show.
+function countCell(v, at, href) {
 	const td = document.createElement('td');
 	td.className = 'num cell' + (at ? ' at' : '') + (v ? '' : ' zero');
 	td.setAttribute('data-count', v === null ? '' : String(v));
-	td.textContent = num(v);
+	if (v) {
+		const a = document.createElement('a');
+		a.href = href;
+		a.textContent = String(v);
+		td.appendChild(a);
+	} else {
+		td.textContent = num(v);
+	}
 	return td;
 }
 
@@ -765,9 +774,24 @@ async function viewOver(by, q) {
 	const [c0, c1] = overWindow(commits.length, at, q.get('cols'));
 	const shown = commits.slice(c0, c1);
 	const c = commits[at];
-	const rowHref = (name) => !c ? '#' :
-		by === 'subsystem' ? '#/subsystem/' + run + '/' + enc(name) + '?commit=' + c.id :
-			'#/warnings?run=' + run + '&commit=' + c.id + '&' + by + '=' + enc(name);
+	// the warnings of row NAME at commit X
+	const cellHref = (name, x) => by === 'subsystem' ?
+		'#/subsystem/' + run + '/' + enc(name) + '?commit=' + x.id :
+		'#/warnings?run=' + run + '&commit=' + x.id + '&' + by + '=' + enc(name);
+	// a row's name: its warnings at the selected commit, or where it last
+	// had any when it has none there (a fixed subsystem's page is empty)
+	const rowHref = (r) => {
+		if (!c)
+			return '#';
+		let i = at;
+		if (!r.counts[i])
+			for (let k = r.counts.length - 1; k >= 0; k--)
+				if (r.counts[k]) {
+					i = k;
+					break;
+				}
+		return cellHref(r.name, commits[i]);
+	};
 	// the page's address: the selected commit, the first column, the first row
 	const href = (i, cols, rows) => '#/over/' + by + '?run=' + run + '&at=' +
 		(commits[i] ? commits[i].position : 0) + '&cols=' + cols +
@@ -779,10 +803,11 @@ async function viewOver(by, q) {
 		link(href(c0 + k, c0, from), String(x.position)))));
 	const max = res.max, page = res.rows, total = res.total_rows;
 	const rows = page.map((r) => el('tr', { class: 'over-row' },
-		el('td', { class: 'name' }, el('a', { href: rowHref(r.name), class: 'cut',
+		el('td', { class: 'name' }, el('a', { href: rowHref(r), class: 'cut',
 			title: r.name }, r.name)),
 		el('td', { class: 'sparkcell' }, sparkline(r.counts, max, [c0, c1])),
-		...r.counts.slice(c0, c1).map((v, k) => countCell(v, c0 + k === at))));
+		...r.counts.slice(c0, c1).map((v, k) => countCell(v, c0 + k === at,
+			v ? cellHref(r.name, commits[c0 + k]) : null))));
 	// the commits of the window: the others are a page away
 	// (and the selected one, when the columns moved away from it)
 	const picked = at >= c0 && at < c1 ? [] : [at];
