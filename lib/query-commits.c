@@ -243,9 +243,12 @@ int query_boot(struct query_boot *out, sqlite3 *db, long long build_id)
 		    "SELECT (SELECT 1 FROM builds WHERE id = ?1), bo.id,"
 		    " bo.verdict, bo.reason, bo.duration_ms, bo.accel,"
 		    " bo.kernel_version, bo.fingerprint, bo.created_at,"
-		    " bo.log, bo.log_size"
+		    " bo.log, bo.log_size,"
+		    " c.id, c.sha, c.position, c.run_id, c.subject"
 		    " FROM (SELECT 1) LEFT JOIN boots bo ON bo.id ="
-		    " (SELECT MAX(id) FROM boots WHERE build_id = ?1)",
+		    " (SELECT MAX(id) FROM boots WHERE build_id = ?1)"
+		    " LEFT JOIN builds b ON b.id = ?1"
+		    " LEFT JOIN commits c ON c.id = b.commit_id",
 		    "i", build_id))
 		return -1;
 	st = q.st;
@@ -266,6 +269,15 @@ int query_boot(struct query_boot *out, sqlite3 *db, long long build_id)
 				       out->zlen);
 			}
 			out->log_size = (size_t)sqlite3_column_int64(st, 10);
+			/* the commit booted, to link the boot to */
+			if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+				json_t *c = json_object();
+
+				json_set_cols(c, st, 11,
+					      "id:i sha:s position:i run:i "
+					      "subject:s");
+				json_object_set_new(out->row, "commit", c);
+			}
 		}
 	}
 	if (db_done(&q, "cannot read the boot of build %lld", build_id)) {

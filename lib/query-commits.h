@@ -89,8 +89,9 @@ int query_boot_modules(json_t **out, sqlite3 *db, long long boot_id);
 struct query_boot {
 	int build_exists;
 	json_t *row; /* {build, boot, verdict, reason, duration_ms, accel,
-		      * kernel_version, fingerprint, created_at}, or NULL when
-		      * the build was not booted */
+		      * kernel_version, fingerprint, created_at, commit: {id,
+		      * sha, position, run, subject}}, or NULL when the build
+		      * was not booted */
 	unsigned char *zlog; /* the zlib-compressed serial log, or NULL */
 	size_t zlen, log_size; /* its length, and the log's */
 };

@@ -610,9 +610,10 @@ t "maintainers with a parameter it does not take: 400" \
 # boots
 b2=$(jq '.[1].build' "$tmp/bd")
 b1=$(jq '.[0].build' "$tmp/bd")
-t "boot of c2's build: verdict, duration, uncompressed log" \
-	jqe '.verdict == "pass" and .duration_ms == 1500 and
-		(.log | test("KWARN-INIT-OK")) and (.log | length) > 500' \
+t "boot of c2's build: verdict, duration, uncompressed log, the commit" \
+	jqe --arg c "$C2" --argjson r "$RUN" '.verdict == "pass" and .duration_ms == 1500 and
+		(.log | test("KWARN-INIT-OK")) and (.log | length) > 500 and
+		.commit.sha == $c and .commit.position == 1 and .commit.run == $r' \
 	<(get /api/builds/$b2/boot)
 t "build without a boot: 404" err_is 404 /api/builds/$b1/boot "not booted"
 t "no such build: 404" err_is 404 /api/builds/987654/boot "987654"

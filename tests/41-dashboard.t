@@ -489,6 +489,24 @@ grep -qF 'Modules: 1 loaded, 1 failed' "$tmp/dom" &&
 	grep -qF '<tr class="new"><td>kafs</td><td>fail</td><td>Address family not supported</td>' "$tmp/dom" &&
 	grep -qF '<td>firewire-core</td><td>ok</td>' "$tmp/dom"
 ok $? "boot page: modules loaded and the failed one marked"
+# a serial log as SeaBIOS and a coloured console print it (issue 33): the
+# API gives it as it was, the page without the terminal's escapes, and
+# the boot leads to the commit it booted
+perl -MCompress::Zlib -e 'my $l = "\e[2J\e[0mSeaBIOS (version 1.16.2)\r\n" .
+	"\e[1;31mLinux version 6.1.0\e[0m\r\n\e]0;tty\aboot line\r\n";
+	printf "%s %d\n", unpack("H*", compress($l)), length($l)' >"$tmp/esc.hex"
+read -r hex size <"$tmp/esc.hex"
+sqlite3 "$DB" "UPDATE boots SET log = X'$hex', log_size = $size WHERE build_id = $boot_build"
+api "/api/builds/$boot_build/boot" | jq -j .log >"$tmp/esc.log"
+dom "#/boot/$boot_build"
+a=$(perl -0ne 'print $1 if /<pre class="source bootlog">(.*?)<\/pre>/s' "$tmp/dom")
+grep -q $'\e\\[2J' "$tmp/esc.log" && [ -n "$a" ] &&
+	[ "$a" = "$(perl -0pe 's/\e\[[0-?]*[ -\/]*[@-~]//g; s/\e\][^\a]*\a//g; s/\r\n/\n/g' "$tmp/esc.log")" ] &&
+	! grep -q $'\e' "$tmp/dom"
+ok $? "boot page: the log without its terminal escapes ($(echo "$a" | head -1))"
+c=$(api "/api/runs/$RUN/burndown" | jq -r --argjson b "$boot_build" '.[] | select(.build == $b) | .position')
+grep -qF "the kernel of <a href=\"#/commit/$c?run=$RUN\">#$c " "$tmp/dom"
+ok $? "boot page: linked to the commit it booted (#$c)"
 
 # the warning page reads the source from the cached tree at its commit:
 # the work tree moves on afterwards and the page still shows the old line

@@ -1281,6 +1281,12 @@ async function viewCommit(ref, q) {
 
 // ---- boots ----
 
+// A serial console's text as a page shows it: terminal escapes (SeaBIOS
+// clears the screen, the kernel colours its messages: ESC[2J, ESC[0m)
+// and other control characters dropped, CRLF read as a line's end.
+const ESCAPES = /\x1b(?:\[[0-?]*[ -\/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -\/]*[0-~])?|\r(?=\n)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
+const consoleText = (s) => s.replace(ESCAPES, '').replace(/\r/g, '\n');
+
 async function viewBoot(build) {
 	const b = await api('/api/builds/' + enc(build) + '/boot');
 	const m = b.modules;
@@ -1291,10 +1297,17 @@ async function viewBoot(build) {
 			el('tbody', {}, ...m.list.map((x) => el('tr',
 				{ class: x.status === 'ok' ? '' : 'new' }, el('td', {}, x.name),
 				el('td', {}, x.status), el('td', {}, x.message || ''))))))) : null;
-	show(card('Boot of build ' + build, el('p', {}, 'verdict ', verdict(b.verdict),
+	const c = b.commit;
+	if (c)
+		pickRun(c.run);
+	show(card('Boot of build ' + build, c ? el('p', { class: 'wrap' }, 'the kernel of ',
+		link(commitHref(c.run, c.position), '#' + c.position + ' ' + short(c.sha) + ' ' +
+			(c.subject || '')), ' (run #' + c.run + ')') : null,
+	el('p', {}, 'verdict ', verdict(b.verdict),
 		b.reason ? ' · ' + b.reason : '', b.duration_ms !== null ?
 			' · ' + (b.duration_ms / 1000).toFixed(1) + ' s' : ''),
-	el('pre', { class: 'source' }, b.log || '(no log)')), ...(mods ? [mods] : []));
+	el('pre', { class: 'source bootlog' }, b.log ? consoleText(b.log) : '(no log)')),
+	...(mods ? [mods] : []));
 }
 
 // ---- subsystems ----
