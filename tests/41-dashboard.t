@@ -76,7 +76,8 @@ diff_title() { # the page title the diff in file $1 gives the diff view
 # pipe (fds 3 and 4, messages ending in NUL; core perl only), the page W
 # x H CSS pixels; once the dashboard set data-ready, each STEP in turn:
 # key:NAME presses a key as a user does (Input.dispatchKeyEvent),
-# media:print lays the page out for print, js:EXPR prints EXPR's value
+# media:print lays the page out for print, scheme:dark (light) is the
+# system's colour scheme the page sees, js:EXPR prints EXPR's value
 # on a line (a promise's, once it settles).  Exits non-zero if anything fails.
 cat >"$tmp/cdp.pl" <<'PERL'
 use strict;
@@ -139,6 +140,7 @@ sub value {
 }
 
 my %vk = (ArrowLeft => 37, ArrowRight => 39, Home => 36, End => 35);
+my %emu;
 eval {
 	my $t = call('Target.getTargets');
 	my ($page) = grep { $_->{type} eq 'page' } @{$t->{targetInfos}};
@@ -161,8 +163,12 @@ eval {
 				 windowsVirtualKeyCode => $vk{$arg} // 0);
 			call('Input.dispatchKeyEvent', { type => 'rawKeyDown', %k });
 			call('Input.dispatchKeyEvent', { type => 'keyUp', %k });
-		} elsif ($what eq 'media') {
-			call('Emulation.setEmulatedMedia', { media => $arg });
+		} elsif ($what eq 'media' || $what eq 'scheme') {
+			# one call sets both: each step keeps what the other set
+			$emu{$what} = $arg;
+			call('Emulation.setEmulatedMedia', { media => $emu{media} // '',
+				features => [ $emu{scheme} ? { name => 'prefers-color-scheme',
+					value => $emu{scheme} } : () ] });
 		} elsif ($what eq 'js') {
 			my $v = value($arg);
 			print ref($v) ? $json->encode($v) : $v // 'null', "\n";
@@ -292,6 +298,13 @@ c=$(grep -o '<td class="num new">[0-9]*</td>' "$tmp/dom" | tr -dc '0-9\n' |
 api_new=$(curl -s "$BASE/api/runs/$RUN/burndown" | jq '[.[].new] | add')
 [ "$c" = "$api_new" ]
 ok $? "table's new column adds up to the API's ($c = $api_new)"
+# zeros mean nothing: muted, never in the colour of new, fixed or not built
+z=$(api "/api/runs/$RUN/burndown" | jq '[.[] | .new, .fixed, .not_built | select(. == 0)] | length')
+f=$(api "/api/runs/$RUN/burndown" | jq '[.[] | select(.fixed > 0)] | length')
+[ "$(count '<td class="num \(new\|fixed\|nb\)">0</td>')" = 0 ] && [ "$z" -gt 0 ] &&
+	[ "$(count '<td class="num zero">0</td>')" = "$z" ] &&
+	[ "$(count '<td class="num fixed">[1-9]')" = "$f" ]
+ok $? "the commit table's $z zeros muted, its $f fixed counts coloured"
 
 ident=$(curl -s "$BASE/api/commits/$C2/warnings?state=new" |
 	jq -r '.warnings[0].identity')
@@ -639,6 +652,9 @@ dom "#/nightly"
 	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom" &&
 	grep -qF 'no report kept by kwarn nightly' "$tmp/dom"
 ok $? "nightly view: trees x nights, the compiler change marked, linked to its diff"
+nreq=$(sed -n 's/.*data-requests="\([0-9]*\)".*/\1/p' "$tmp/dom")
+[ "$nreq" = 1 ]
+ok $? "nightly view opened first: the runs read once, by the page ($nreq request of its own)"
 a=$(grep -o 'data-identity="[0-9a-f]*" data-cause="[a-z ]*"' "$tmp/dom" |
 	sed 's/data-identity="\(.*\)" data-cause="\(.*\)"/\1 \2/')
 b=$(api /api/nightly | jq -r --argjson run "$RUN" \
@@ -704,6 +720,37 @@ for v in burn-down:#/run/$RUN commit:#/commit/2?run=$RUN \
 	echo "# ${v%%:*} at 390 pixels: window $1, page ${2:-?} wide"
 done
 ok $bad "burn-down, commit, warning and diff pages no wider than a 390-pixel phone"
+
+# a run that does not exist: said, and the picker stays on a run it lists
+newest=$(api /api/runs | jq '.[0].id')
+a=$(cdp 1280,900 "#/run/4242" 'js:document.getElementById("run").value + " | " +
+	document.getElementById("no-run").textContent + " | " + document.title')
+[ "$a" = "$newest | Run #4242 does not exist. | kwarn: no run #4242" ]
+ok $? "#/run/4242: the page says there is no such run, the picker on run #$newest ($a)"
+
+# the system's dark theme: light text on a dark page and cards, and the
+# light theme as before; print stays black on white either way
+lum='js:(() => {
+	const l = (c) => { const [r, g, b] = c.match(/[0-9.]+/g).map(Number);
+		return ((0.2126 * r + 0.7152 * g + 0.0722 * b) / 255).toFixed(2); };
+	const cs = (s) => getComputedStyle(document.querySelector(s));
+	return [l(cs("body").color), l(cs("body").backgroundColor),
+		l(cs(".card").backgroundColor), l(cs("header").color),
+		l(cs("header").backgroundColor), l(cs("td.sha a").color)].join(" ");
+})()'
+read -r dfg dbg dcard dhfg dhbg dlink < <(cdp 1280,900 "#/run/$RUN" scheme:dark "$lum")
+read -r lfg lbg lcard lhfg lhbg llink < <(cdp 1280,900 "#/run/$RUN" scheme:light "$lum")
+pd=$(cdp 720,1000 "#/run/$RUN" scheme:dark media:print \
+	'js:getComputedStyle(document.body).color + " " + getComputedStyle(document.body).backgroundColor')
+echo "# dark: text $dfg on $dbg, cards $dcard, bar $dhfg on $dhbg, links $dlink; light: text $lfg on $lbg, cards $lcard, bar $lhfg on $lhbg, links $llink; print in dark: $pd"
+perl -e 'my ($dfg, $dbg, $dcard, $dhfg, $dhbg, $dl, $lfg, $lbg, $lcard, $lhfg, $lhbg, $ll) = @ARGV;
+	exit !($dfg > 0.7 && $dbg < 0.15 && $dcard < 0.15 && $dhfg > 0.7 && $dhbg < 0.15 &&
+		$dl > 0.45 && $lfg < 0.3 && $lbg > 0.9 && $lcard > 0.9 && $lhfg > 0.9 &&
+		$lhbg < 0.3 && $ll < 0.45)' \
+	"${dfg:-0}" "${dbg:-1}" "${dcard:-1}" "${dhfg:-0}" "${dhbg:-1}" "${dlink:-0}" \
+	"${lfg:-1}" "${lbg:-0}" "${lcard:-0}" "${lhfg:-0}" "${lhbg:-1}" "${llink:-1}" &&
+	[ "$pd" = "rgb(0, 0, 0) rgb(255, 255, 255)" ]
+ok $? "the system's dark theme followed on screen, the light one kept, print black on white"
 
 # print, laid out by the browser (print media emulated, a page's width
 # of 720 pixels): no nav or run picker, black on white, the chart whole

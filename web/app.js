@@ -76,6 +76,12 @@ function card(title, ...kids) {
 		...kids);
 }
 
+// A count in a table: coloured as KIND (new, fixed, nb) says only when it
+// is not zero; a zero (and a point not built) is muted, as it means nothing.
+function countTd(kind, v, text) {
+	return el('td', { class: 'num ' + (v ? kind : 'zero') }, text === undefined ? num(v) : text);
+}
+
 function badge(state) {
 	return el('span', { class: 'badge ' + state }, state.replace('_', ' '));
 }
@@ -273,27 +279,44 @@ function triageFilter(cur, hrefOf) {
 let runs = [];
 let currentRun = null;
 
+// Which route the runs were last read for: a view that lists runs reads
+// them again only when they were read for another (start() has just read
+// them for the first).
+let routes = 0, runsRead = -1;
+
 async function loadRuns() {
 	runs = await api('/api/runs');
+	runsRead = routes;
 	const sel = $('run');
 	sel.replaceChildren(...runs.map((r) => el('option', { value: r.id },
 		'#' + r.id + ' ' + r.tree.name + ' · ' + r.kind +
 		(r.series ? ' · ' + r.series : '') + ' (' + r.commits +
 		' commits)')));
-	sel.addEventListener('change', () => {
-		location.hash = '#/run/' + sel.value;
-	});
+	if (currentRun)
+		sel.value = String(currentRun);
 }
 
+// The run ID names (else the one picked, at first the newest), and the
+// picker on it; a run the picker does not list leaves it where it was,
+// the view saying that it does not exist.
 function pickRun(id) {
-	if (id)
-		currentRun = Number(id);
+	const want = id ? Number(id) : null;
+	if (want && runs.some((r) => r.id === want))
+		currentRun = want;
 	if (!currentRun && runs.length)
 		currentRun = runs[0].id;
-	if (currentRun)
-		currentRun = Number(currentRun);
 	$('run').value = String(currentRun);
-	return currentRun;
+	return want || currentRun;
+}
+
+// A card saying that run ID is not one of the runs.
+function noSuchRun(id) {
+	document.title = 'kwarn: no run #' + id;
+	show(card('No run #' + id, el('p', { class: 'error', id: 'no-run' },
+		'Run #' + id + ' does not exist.'),
+	runs.length ? el('p', {}, 'The newest is ', link('#/run/' + runs[0].id,
+		'run #' + runs[0].id + ' ' + runs[0].tree.name), '; ',
+	link('#/trees', 'every tree and its runs'), '.') : null));
 }
 
 // ---- the chart ----
@@ -517,9 +540,7 @@ function commitTable(points, offset, hrefOf, at, run) {
 				short(p.commit.sha))),
 			el('td', {}, p.subject || p.patch || ''),
 			el('td', { class: 'num' }, num(p.warnings)),
-			el('td', { class: 'num new' }, num(p.new)),
-			el('td', { class: 'num fixed' }, num(p.fixed)),
-			el('td', { class: 'num nb' }, num(p.not_built)),
+			countTd('new', p.new), countTd('fixed', p.fixed), countTd('nb', p.not_built),
 			el('td', {}, p.build && p.boot ?
 				link('#/boot/' + p.build, verdict(p.boot)) : verdict(p.boot)));
 		tr.addEventListener('click', (ev) => {
@@ -596,9 +617,19 @@ async function newPanel(points, run, diff) {
 }
 
 async function viewRun(id, q) {
-	const run = pickRun(id);
+	let run = pickRun(id);
+	if (run && !runs.some((r) => r.id === run)) {
+		// a run made since the page read the list, or none at all
+		await loadRuns();
+		run = pickRun(id);
+		if (!runs.some((r) => r.id === run)) {
+			noSuchRun(run);
+			return;
+		}
+	}
 	if (!run) {
-		show(card('No runs yet', el('p', {}, 'Run `kwarn run` or `kwarn ingest` first.')));
+		show(card('No runs yet', el('p', {}, 'Run ', el('code', {}, 'kwarn run'), ' or ',
+			el('code', {}, 'kwarn ingest'), ' first.')));
 		return;
 	}
 	// the run's compilers (kwarn run --cc ... --cc ...): one burn-down each
@@ -1060,8 +1091,8 @@ async function viewDiff(q) {
 			el('th', { class: 'num' }, 'not built'))),
 		el('tbody', {}, ...subs.map((s) => el('tr', {},
 			el('td', {}, el('span', { class: 'cut', title: s.name }, s.name)),
-			el('td', { class: 'num new' }, s.new), el('td', { class: 'num fixed' }, s.fixed),
-			el('td', { class: 'num' }, s.remaining), el('td', { class: 'num nb' }, s.not_built)))))) :
+			countTd('new', s.new), countTd('fixed', s.fixed),
+			el('td', { class: 'num' }, s.remaining), countTd('nb', s.not_built)))))) :
 		el('p', { class: 'muted' }, 'The tree has no MAINTAINERS file stored.');
 	const commit = { from: d.from.sha, to: d.to.sha };
 	show(card('Diff of #' + d.from.position + ' ' + short(d.from.sha) + ' (run #' + d.from.run +
@@ -1094,8 +1125,13 @@ function nightlyNews(rep) {
 }
 
 async function viewNightly() {
-	const [fresh, reports] = await Promise.all([api('/api/runs'), nightlyReports()]);
-	const all = fresh.filter((r) => r.kind === 'nightly');
+	let reports;
+	// the runs as start() read them for this first view, else again
+	await Promise.all([runsRead === routes ? null : loadRuns(),
+		nightlyReports().then((m) => {
+			reports = m;
+		})]);
+	const all = runs.filter((r) => r.kind === 'nightly');
 	const day = (r) => new Date(r.started_at * 1000).toISOString().slice(0, 10);
 	const nights = [...new Set(all.map(day))].sort();
 	const trees = [...new Set(all.map((r) => r.tree.name))].sort();
@@ -1194,8 +1230,8 @@ function diffstat(pt) {
 		el('tbody', {}, ...pt.files.map((f) => el('tr', { 'data-status': f.status },
 			el('td', { class: 'mono' }, f.old_path ? f.old_path + ' → ' + f.path : f.path,
 				f.status === 'A' ? ' (new)' : f.status === 'D' ? ' (deleted)' : null),
-			el('td', { class: 'num fixed' }, f.binary ? 'bin' : '+' + f.additions),
-			el('td', { class: 'num new' }, f.binary ? '' : '−' + f.deletions),
+			countTd('fixed', f.binary || f.additions, f.binary ? 'bin' : '+' + f.additions),
+			countTd('new', !f.binary && f.deletions, f.binary ? '' : '−' + f.deletions),
 			el('td', {}, bar(f)))))),
 	el('p', { class: 'muted' }, pt.files.length + ' file' + (pt.files.length === 1 ? '' : 's') +
 		' changed, ' + pt.additions + ' insertions(+), ' + pt.deletions + ' deletions(−)'));
@@ -1361,6 +1397,7 @@ async function route() {
 	const part = path.split('/').map(decodeURIComponent);
 	const t0 = performance.now();
 	requests = 0;
+	routes++;
 	document.body.removeAttribute('data-ready');
 	document.title = 'kwarn: warning burn-down';
 	for (const a of document.querySelectorAll('header nav a'))
@@ -1407,6 +1444,10 @@ async function start() {
 		// server that cannot say is read-only
 		const health = api('/api/health').catch(() => null);
 		await loadRuns();
+		runsRead = 1; /* for the first route */
+		$('run').addEventListener('change', () => {
+			location.hash = '#/run/' + $('run').value;
+		});
 		triageWritable = !!((await health) || {}).triage;
 	} catch (e) {
 		show(card('Error', el('p', { class: 'error' }, String(e.message || e))));
