@@ -641,9 +641,6 @@ async function viewRun(id, q) {
 	// one (the server finds the first and last built commits itself)
 	const diff = me.commits > 1 ? api('/api/diff?run=' + run + '&from=base&to=tip')
 		.catch((e) => e) : null;
-	// the tip's likely missing breaks (kwarn classify), asked beside it
-	const missing = api('/api/warnings?run=' + run + '&verdict=missing-break&limit=1')
-		.then((r) => r.total, () => null);
 	const byId = new Map((await api('/api/runs/' + run + '/burndown?group=1'))
 		.map((m) => [m.id, m]));
 	const bds = group.map((r) => (byId.get(r.id) || {}).burndown || []);
@@ -664,7 +661,8 @@ async function viewRun(id, q) {
 	const built = points.filter((p) => p.warnings !== null);
 	const [first, last] = baseAndTip(points);
 	const sum = (k) => built.reduce((a, p) => a + (p[k] || 0), 0);
-	const nMissing = await missing;
+	// the tip's likely missing breaks (kwarn classify)
+	const nMissing = last && last.missing_break;
 	// now: open against decided (the burn-down's by_triage)
 	const bt = (last && last.by_triage) || {};
 	const decided = TRIAGE.filter((t) => t !== 'open' && bt[t]);
