@@ -229,8 +229,9 @@ int api_maintainers(struct api_reply *reply, const struct api_req *r);
 /*
  * GET /api/commits/{ref}[?run=N] and /api/runs/{id}/commits/{position}:
  * one commit as query_commit_detail() gives it (subject, author, date,
- * its build and boot, the previous and next commit of its run); 404 for
- * none (api-commits.c).
+ * its build and boot, the previous and next commit of its run) and its
+ * patch as "change" (null, and "change_error" why, when there is none);
+ * 404 for none (api-commits.c).
  */
 int api_commit(struct api_reply *reply, const struct api_req *r);
 int api_run_commit(struct api_reply *reply, const struct api_req *r);

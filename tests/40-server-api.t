@@ -718,10 +718,15 @@ t "a commit by position: the database's row, its previous, no next" \
 	 (.build | type) == "number"' "$tmp/c2.json"
 t "by reference: the same commit" \
 	jqe --slurpfile a "$tmp/c2.json" '. == $a[0]' <(get "/api/commits/$csha?run=$RUN")
+t "the commit's patch comes with it, as GET .../patch gives it" \
+	jqe --slurpfile p "$tmp/patch.json" '.change == ($p[0] | del(.commit)) and
+		(.change.files | length) > 0 and has("change_error") == false' "$tmp/c2.json"
 t "the base: no previous, the next is #1" \
 	jqe '.previous == null and .next.position == 1 and .position == 0' \
 	<(get "/api/runs/$RUN/commits/0")
-t "c2's boot on its commit" jqe '.boot == "pass"' <(get "/api/runs/$RUN/commits/1")
+t "c2's boot on its commit; no patch (its sha is no commit of the cache), and why" \
+	jqe --arg w "no patch of commit #1 ${C2:0:12} (run $RUN)" '.boot == "pass" and
+		.change == null and (.change_error | startswith($w))' <(get "/api/runs/$RUN/commits/1")
 t "no commit at that position: 404 naming it" err_is 404 "/api/runs/$RUN/commits/9" "#9"
 t "a position in no run: 404" err_is 404 "/api/runs/4242/commits/1" "no run 4242"
 t "a position that is no number: 400" err_is 400 "/api/runs/$RUN/commits/x" "position"

@@ -1267,13 +1267,12 @@ async function viewCommit(ref, q) {
 	if (!byPos)
 		history.replaceState(null, '', href(state, triage) +
 			(offset ? '&offset=' + offset : ''));
-	const [res, pt] = await Promise.all([
-		api('/api/commits/' + c.id + '/warnings?limit=100&offset=' + offset +
-			(state ? '&state=' + enc(state) : '') +
-			(triage ? '&triage=' + enc(triage) : '') +
-			(verd ? '&verdict=' + enc(verd) : '')),
-		api('/api/commits/' + c.id + '/patch').catch((e) => e)]);
-	const patch = pt instanceof Error ? null : pt;
+	const res = await api('/api/commits/' + c.id + '/warnings?limit=100&offset=' + offset +
+		(state ? '&state=' + enc(state) : '') +
+		(triage ? '&triage=' + enc(triage) : '') +
+		(verd ? '&verdict=' + enc(verd) : ''));
+	// the patch came with the commit (GET /api/commits/{ref}/patch alone)
+	const patch = c.change;
 	const author = c.author || (patch && (patch.author + ' <' + patch.email + '>'));
 	const date = c.date || (patch && patch.date);
 	const nav = (n, rel) => n ? link(commitHref(c.run, n.position),
@@ -1304,7 +1303,7 @@ async function viewCommit(ref, q) {
 	el('nav', { class: 'commit-nav', 'aria-label': 'previous and next commit' },
 		nav(c.previous, 'prev'), nav(c.next, 'next'))),
 	card('Patch', patch ? diffstat(patch) : el('p', { class: 'muted', id: 'no-patch' },
-		String(pt.message || pt)),
+		c.change_error || 'no patch'),
 	patch ? diffText(patch.diff, patch.truncated) : null),
 	card('Warnings at this commit', filters,
 		triageFilter(triage, (t) => href(state, t)),
