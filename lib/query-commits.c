@@ -243,9 +243,12 @@ int query_boot(struct query_boot *out, sqlite3 *db, long long build_id)
 		    "SELECT (SELECT 1 FROM builds WHERE id = ?1), bo.id,"
 		    " bo.verdict, bo.reason, bo.duration_ms, bo.accel,"
 		    " bo.kernel_version, bo.fingerprint, bo.created_at,"
-		    " bo.log, bo.log_size"
+		    " bo.log, bo.log_size,"
+		    " c.id, c.sha, c.position, c.run_id, c.subject"
 		    " FROM (SELECT 1) LEFT JOIN boots bo ON bo.id ="
-		    " (SELECT MAX(id) FROM boots WHERE build_id = ?1)",
+		    " (SELECT MAX(id) FROM boots WHERE build_id = ?1)"
+		    " LEFT JOIN builds b ON b.id = ?1"
+		    " LEFT JOIN commits c ON c.id = b.commit_id",
 		    "i", build_id))
 		return -1;
 	st = q.st;
@@ -266,6 +269,15 @@ int query_boot(struct query_boot *out, sqlite3 *db, long long build_id)
 				       out->zlen);
 			}
 			out->log_size = (size_t)sqlite3_column_int64(st, 10);
+			/* the commit booted, to link the boot to */
+			if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+				json_t *c = json_object();
+
+				json_set_cols(c, st, 11,
+					      "id:i sha:s position:i run:i "
+					      "subject:s");
+				json_object_set_new(out->row, "commit", c);
+			}
 		}
 	}
 	if (db_done(&q, "cannot read the boot of build %lld", build_id)) {
@@ -348,6 +360,82 @@ int query_commit_for_compiler(long long *out, sqlite3 *db, long long commit_id,
 			      const char *compiler)
 {
 	return query_commit_for(out, db, commit_id, compiler, NULL);
+}
+
+int query_commit_at(long long *out, sqlite3 *db, long long run_id,
+		    long long position)
+{
+	struct db_read q;
+
+	*out = -1;
+	if (db_read(&q, db,
+		    "SELECT id FROM commits WHERE run_id = ? AND position = ?",
+		    "ii", run_id, position))
+		return -1;
+	if (db_next(&q))
+		*out = sqlite3_column_int64(q.st, 0);
+	return db_done(&q, "cannot look up position %lld of run %lld", position,
+		       run_id);
+}
+
+int query_commit_detail(json_t **out, sqlite3 *db, long long commit_id)
+{
+	struct db_read q;
+	long long run = -1, pos = 0;
+
+	*out = NULL;
+	if (db_read(&q, db,
+		    "SELECT c.id, c.sha, c.position, c.run_id, c.subject,"
+		    " c.author, c.date, c.patch, c.parent, c.apply_status,"
+		    " c.apply_error, x.build_id,"
+		    " (SELECT bo.verdict FROM boots bo WHERE bo.build_id"
+		    "  = x.build_id ORDER BY bo.id DESC LIMIT 1)"
+		    " FROM commits c LEFT JOIN commit_builds x"
+		    " ON x.commit_id = c.id WHERE c.id = ?",
+		    "i", commit_id))
+		return -1;
+	if (db_next(&q)) {
+		*out = json_object();
+		json_set_cols(*out, q.st, 0,
+			      "id:i sha:s position:i run:i subject:s author:s "
+			      "date:i patch:s parent:s apply_status:s "
+			      "apply_error:s build:i boot:s");
+		pos = sqlite3_column_int64(q.st, 2);
+		run = sqlite3_column_int64(q.st, 3);
+	}
+	if (db_done(&q, "cannot read commit %lld", commit_id))
+		goto fail;
+	if (!*out)
+		return 0;
+	json_object_set_new(*out, "previous", json_null());
+	json_object_set_new(*out, "next", json_null());
+	/* the neighbours by position: a run may skip none, but need not */
+	if (db_read(&q, db,
+		    "SELECT id, position, sha, subject FROM commits"
+		    " WHERE run_id = ?1 AND position IN ("
+		    " (SELECT MAX(position) FROM commits WHERE run_id = ?1"
+		    "  AND position < ?2),"
+		    " (SELECT MIN(position) FROM commits WHERE run_id = ?1"
+		    "  AND position > ?2))",
+		    "ii", run, pos))
+		goto fail;
+	while (db_next(&q)) {
+		json_t *n = json_object();
+
+		json_set_cols(n, q.st, 0, "id:i position:i sha:s subject:s");
+		json_object_set_new(*out,
+				    sqlite3_column_int64(q.st, 1) < pos ?
+					    "previous" :
+					    "next",
+				    n);
+	}
+	if (db_done(&q, "cannot read the neighbours of commit %lld", commit_id))
+		goto fail;
+	return 0;
+fail:
+	json_decref(*out);
+	*out = NULL;
+	return -1;
 }
 
 /* ---- the dashboard's views: series over a run, diffs ---- */

@@ -89,8 +89,9 @@ int query_boot_modules(json_t **out, sqlite3 *db, long long boot_id);
 struct query_boot {
 	int build_exists;
 	json_t *row; /* {build, boot, verdict, reason, duration_ms, accel,
-		      * kernel_version, fingerprint, created_at}, or NULL when
-		      * the build was not booted */
+		      * kernel_version, fingerprint, created_at, commit: {id,
+		      * sha, position, run, subject}}, or NULL when the build
+		      * was not booted */
 	unsigned char *zlog; /* the zlib-compressed serial log, or NULL */
 	size_t zlen, log_size; /* its length, and the log's */
 };
@@ -126,6 +127,24 @@ int query_group_run(long long *out, sqlite3 *db, long long run_id,
  * RUN_ID.  Returns 0 or -1 (reported).
  */
 int query_group_members(json_t **out, sqlite3 *db, long long run_id);
+
+/*
+ * The commit at POSITION of run RUN_ID into *out, or -1 when the run has
+ * none there.  Returns 0 or -1 (reported).
+ */
+int query_commit_at(long long *out, sqlite3 *db, long long run_id,
+		    long long position);
+
+/*
+ * Commit COMMIT_ID as the commit page shows it, a new object in *out:
+ * {"id", "sha", "position", "run", "subject", "author", "date", "patch",
+ * "parent", "apply_status", "apply_error", "build" (its newest, or
+ * null), "boot" (that build's verdict, or null), "previous", "next"
+ * (the neighbouring commits of its run, {"id", "position", "sha",
+ * "subject"}, or null at either end)}; NULL when there is no such
+ * commit.  Returns 0 or -1 (reported).
+ */
+int query_commit_detail(json_t **out, sqlite3 *db, long long commit_id);
 
 /* ---- the dashboard's views: series over a run, diffs ---- */
 

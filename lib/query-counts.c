@@ -400,9 +400,10 @@ int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
 static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts,
 			    long long run_id)
 {
-	static const char *const keys[] = { "warnings",	 "new",
-					    "fixed",	 "not_built",
-					    "by_option", "by_triage" };
+	static const char *const keys[] = { "warnings",	    "new",
+					    "fixed",	    "not_built",
+					    "by_option",    "by_triage",
+					    "missing_break" };
 	json_t *c = json_object(), *n;
 	int built = sqlite3_column_type(st, 6) != SQLITE_NULL;
 	char key[24];
@@ -429,6 +430,42 @@ static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts,
 	return c;
 }
 
+/*
+ * missing_break of every commit in COUNTS (query_run_counts()): its live
+ * warnings that kwarn classify found a likely missing break, read from
+ * those verdicts outward (a few, however many warnings the run has).
+ * Returns 0 or -1 (reported).
+ */
+static int missing_break_counts(json_t *counts, sqlite3 *db, long long run_id)
+{
+	struct db_read q;
+	const char *k;
+	json_t *cur;
+	char key[24];
+
+	json_object_foreach(counts, k, cur)
+		json_object_set_new(cur, "missing_break", json_integer(0));
+	if (db_read(&q, db,
+		    "SELECT s.commit_id, COUNT(*) FROM classifications cl"
+		    " JOIN live_states s ON s.identity_id = cl.identity_id"
+		    " JOIN commits c ON c.id = s.commit_id"
+		    " WHERE cl.verdict = 'likely missing break'"
+		    " AND c.run_id = ? GROUP BY s.commit_id",
+		    "i", run_id))
+		return -1;
+	while (db_next(&q)) {
+		snprintf(key, sizeof(key), "%lld",
+			 sqlite3_column_int64(q.st, 0));
+		cur = json_object_get(counts, key);
+		if (cur)
+			json_object_set_new(
+				cur, "missing_break",
+				json_integer(sqlite3_column_int64(q.st, 1)));
+	}
+	return db_done(&q, "cannot count the likely missing breaks of run %lld",
+		       run_id);
+}
+
 int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 {
 	struct db_read q;
@@ -437,6 +474,10 @@ int query_burndown(json_t **out, sqlite3 *db, long long run_id)
 	*out = NULL;
 	if (query_run_counts(&counts, db, run_id))
 		return -1;
+	if (missing_break_counts(counts, db, run_id)) {
+		json_decref(counts);
+		return -1;
+	}
 	if (db_read(&q, db,
 		    "SELECT c.id, c.position, c.sha, c.subject, c.patch,"
 		    " c.apply_status, x.bid, (SELECT bo.verdict FROM boots bo"

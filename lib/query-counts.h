@@ -53,8 +53,10 @@ int query_tip_new(json_t **out, sqlite3 *db, long long run_id);
  * The burn-down of run RUN_ID, one entry per commit in series order, as
  * a new array in *out: commit ({id, sha, position, run}, as every
  * endpoint names a commit), id, position, subject, patch,
- * apply_status, build, the counts of query_run_counts() (null for a
- * commit without a build) and boot (the newest verdict, or null).
+ * apply_status, build, the counts of query_run_counts() with
+ * missing_break (the live warnings kwarn classify found a likely missing
+ * break; all null for a commit without a build) and boot (the newest
+ * verdict, or null).
  * Returns 0 or -1 (reported).
  */
 int query_burndown(json_t **out, sqlite3 *db, long long run_id);

@@ -303,7 +303,10 @@ int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db, long long id)
 		    " (SELECT COALESCE(MAX(bo.id), 0) FROM boots bo"
 		    "  JOIN builds b ON b.id = bo.build_id JOIN commits k"
 		    "  ON k.id = b.commit_id WHERE k.run_id = ?1),"
-		    " (SELECT COALESCE(MAX(id), 0) FROM triage)"
+		    " (SELECT COALESCE(MAX(id), 0) FROM triage),"
+		    " (SELECT COUNT(*) + TOTAL(CASE verdict WHEN"
+		    "  'likely missing break' THEN identity_id END)"
+		    "  FROM classifications)"
 		    " FROM commits c WHERE c.run_id = ?1",
 		    "i", id))
 		return -1;

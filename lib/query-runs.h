@@ -77,11 +77,13 @@ int query_tree_maintainers(char **out, size_t *len, sqlite3 *db,
 /*
  * What a burn-down of run ID is made of, in QUERY_RUN_FP numbers: its
  * commits, the sum of their subjects' and states' lengths, the sum of
- * their newest build ids (a new build brings new states), its newest boot
- * and the newest triage record (by_triage; records are only added); a
- * cache of the burn-down is good while they stay the same.  0 or -1.
+ * their newest build ids (a new build brings new states), its newest boot,
+ * the newest triage record (by_triage; records are only added) and the
+ * verdicts of kwarn classify (missing_break: their count and the sum of
+ * the identities found a likely missing break); a cache of the burn-down
+ * is good while they stay the same.  0 or -1.
  */
-#define QUERY_RUN_FP 5
+#define QUERY_RUN_FP 6
 int query_run_fingerprint(long long fp[QUERY_RUN_FP], sqlite3 *db,
 			  long long id);
 

@@ -341,3 +341,162 @@ out:
 	query_tree_release(&t);
 	return dir;
 }
+
+static const char *git_why(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "?";
+}
+
+static char delta_status(git_delta_t s)
+{
+	switch (s) {
+	case GIT_DELTA_ADDED:
+		return 'A';
+	case GIT_DELTA_DELETED:
+		return 'D';
+	case GIT_DELTA_RENAMED:
+		return 'R';
+	case GIT_DELTA_TYPECHANGE:
+		return 'T';
+	default:
+		return 'M';
+	}
+}
+
+/* Append PATCH's text to OUT->diff, cut at a line past MAX bytes. */
+static int patch_text(struct srctree_patch *out, struct strbuf *sb,
+		      git_patch *patch, size_t max)
+{
+	git_buf buf = { 0 };
+	const char *nl;
+	size_t room;
+
+	if (out->truncated)
+		return 0;
+	if (git_patch_to_buf(&buf, patch))
+		return -1;
+	room = max > sb->len ? max - sb->len : 0;
+	if (buf.size <= room) {
+		strbuf_add(sb, buf.ptr, buf.size);
+	} else {
+		/* the last whole line that fits */
+		nl = room ? memrchr(buf.ptr, '\n', room) : NULL;
+		if (nl)
+			strbuf_add(sb, buf.ptr, (size_t)(nl - buf.ptr) + 1);
+		out->truncated = 1;
+	}
+	git_buf_dispose(&buf);
+	return 0;
+}
+
+int srctree_patch(struct srctree_patch *out, const char *repo_path,
+		  const char *rev, size_t max)
+{
+	git_diff_options opts;
+	git_diff_find_options find;
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	git_commit *commit = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	const git_signature *sig;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	git_libgit2_init();
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
+	if (git_repository_open_ext(&repo, repo_path, 0, NULL)) {
+		repo = NULL;
+		error("cannot open repository '%s': %s", repo_path, git_why());
+		goto out;
+	}
+	if (git_revparse_single(&obj, repo, rev) ||
+	    git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT)) {
+		error("unknown commit '%s' in '%s'", rev, repo_path);
+		goto out;
+	}
+	if (git_commit_tree(&tree, commit) ||
+	    (git_commit_parentcount(commit) &&
+	     (git_commit_parent(&parent, commit, 0) ||
+	      git_commit_tree(&ptree, parent)))) {
+		error("cannot read commit '%s' or its parent: %s", rev,
+		      git_why());
+		goto out;
+	}
+	if (parent)
+		out->parent = xstrdup(git_oid_tostr_s(git_commit_id(parent)));
+	sig = git_commit_author(commit);
+	out->author = xstrdup(sig && sig->name ? sig->name : "");
+	out->email = xstrdup(sig && sig->email ? sig->email : "");
+	out->date = sig ? (long long)sig->when.time : 0;
+	out->message = xstrdup(
+		git_commit_message(commit) ? git_commit_message(commit) : "");
+	if (git_diff_tree_to_tree(&diff, repo, ptree, tree, &opts) ||
+	    git_diff_find_similar(diff, &find)) {
+		error("cannot diff commit '%s': %s", rev, git_why());
+		goto out;
+	}
+	out->nfiles = git_diff_num_deltas(diff);
+	out->files = xcalloc(out->nfiles + 1, sizeof(*out->files));
+	for (size_t i = 0; i < out->nfiles; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct srctree_file *f = &out->files[i];
+		git_patch *patch = NULL;
+		size_t ctx, add = 0, del = 0;
+
+		f->path = xstrdup(d->new_file.path ? d->new_file.path :
+						     d->old_file.path);
+		if (d->status == GIT_DELTA_RENAMED && d->old_file.path)
+			f->old_path = xstrdup(d->old_file.path);
+		f->status = delta_status(d->status);
+		if (git_patch_from_diff(&patch, diff, i) ||
+		    (patch && git_patch_line_stats(&ctx, &add, &del, patch)) ||
+		    (patch && patch_text(out, &sb, patch, max))) {
+			git_patch_free(patch);
+			error("cannot diff '%s' at commit '%s': %s", f->path,
+			      rev, git_why());
+			goto out;
+		}
+		f->binary = !!(git_diff_get_delta(diff, i)->flags &
+			       GIT_DIFF_FLAG_BINARY);
+		f->additions = (long)add;
+		f->deletions = (long)del;
+		out->additions += f->additions;
+		out->deletions += f->deletions;
+		git_patch_free(patch);
+	}
+	out->len = sb.len;
+	out->diff = strbuf_detach(&sb, NULL);
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	if (ret)
+		srctree_patch_release(out);
+	git_diff_free(diff);
+	git_tree_free(ptree);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_commit_free(commit);
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
+}
+
+void srctree_patch_release(struct srctree_patch *p)
+{
+	for (size_t i = 0; p->files && i < p->nfiles; i++) {
+		free(p->files[i].path);
+		free(p->files[i].old_path);
+	}
+	free(p->files);
+	free(p->parent);
+	free(p->author);
+	free(p->email);
+	free(p->message);
+	free(p->diff);
+	memset(p, 0, sizeof(*p));
+}

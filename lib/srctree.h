@@ -82,4 +82,37 @@ char *tree_repo_dir(const char *kind, const char *name, const char *source,
  */
 char *tree_repo_path(sqlite3 *db, const char *commit_sha);
 
+/* One file a commit changes (srctree_patch()). */
+struct srctree_file {
+	char *path, *old_path; /* old_path: where a renamed file was */
+	char status; /* 'A'dded, 'D'eleted, 'M'odified, 'R'enamed, 'T'ype */
+	int binary;
+	long additions, deletions;
+};
+
+/* What a commit changes against its first parent. */
+struct srctree_patch {
+	char *parent; /* the parent's sha, NULL for a root commit */
+	char *author, *email, *message; /* as the commit has them */
+	long long date; /* the author's time, seconds since the epoch */
+	struct srctree_file *files;
+	size_t nfiles;
+	long additions, deletions; /* of every file */
+	char *diff; /* the unified diff, NUL-terminated */
+	size_t len; /* its length */
+	int truncated; /* 1 when the diff was cut at MAX bytes */
+};
+
+/*
+ * The change commit REV of the repository REPO_PATH makes against its
+ * first parent (the empty tree for a root commit), renames found as git
+ * finds them: its files with their line counts (the diffstat), and its
+ * unified diff up to MAX bytes (cut at a line, *truncated said).
+ * Returns 0, or -1 (reported, naming the commit) with OUT empty; release
+ * with srctree_patch_release().
+ */
+int srctree_patch(struct srctree_patch *out, const char *repo_path,
+		  const char *rev, size_t max);
+void srctree_patch_release(struct srctree_patch *p);
+
 #endif

@@ -178,6 +178,9 @@ static const struct route {
 	{ "/api/commits/*/warnings", api_commit_warnings,
 	  "run state triage verdict limit offset compiler arch format" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
+	{ "/api/commits/*", api_commit, "run" },
+	{ "/api/commits/*/patch", api_commit_patch, "run" },
+	{ "/api/runs/*/commits/*", api_run_commit, "" },
 	{ "/api/warnings", api_warnings,
 	  "run commit file function option subsystem owner state triage"
 	  " verdict limit offset compiler arch format" },

@@ -226,6 +226,24 @@ int api_subsystem_warnings(struct api_reply *reply, const struct api_req *r);
  * "entries"}]}, most open first.  /api/warnings?owner= lists them.
  */
 int api_maintainers(struct api_reply *reply, const struct api_req *r);
+/*
+ * GET /api/commits/{ref}[?run=N] and /api/runs/{id}/commits/{position}:
+ * one commit as query_commit_detail() gives it (subject, author, date,
+ * its build and boot, the previous and next commit of its run) and its
+ * patch as "change" (null, and "change_error" why, when there is none);
+ * 404 for none (api-commits.c).
+ */
+int api_commit(struct api_reply *reply, const struct api_req *r);
+int api_run_commit(struct api_reply *reply, const struct api_req *r);
+/*
+ * GET /api/commits/{ref}/patch[?run=N]: what the commit changes against
+ * its parent, from the collector's cached repository of its tree:
+ * {"commit", "parent", "author", "email", "date", "message", "files":
+ * [{"path", "old_path", "status" (A, D, M, R, T), "binary", "additions",
+ * "deletions"}], "additions", "deletions", "diff" (unified, cut past
+ * 1 MB), "truncated"}; 404 naming the commit when its tree is not cached.
+ */
+int api_commit_patch(struct api_reply *reply, const struct api_req *r);
 int api_boot(struct api_reply *reply, const struct api_req *r);
 int api_trees(struct api_reply *reply, const struct api_req *r);
 /*

@@ -610,9 +610,10 @@ t "maintainers with a parameter it does not take: 400" \
 # boots
 b2=$(jq '.[1].build' "$tmp/bd")
 b1=$(jq '.[0].build' "$tmp/bd")
-t "boot of c2's build: verdict, duration, uncompressed log" \
-	jqe '.verdict == "pass" and .duration_ms == 1500 and
-		(.log | test("KWARN-INIT-OK")) and (.log | length) > 500' \
+t "boot of c2's build: verdict, duration, uncompressed log, the commit" \
+	jqe --arg c "$C2" --argjson r "$RUN" '.verdict == "pass" and .duration_ms == 1500 and
+		(.log | test("KWARN-INIT-OK")) and (.log | length) > 500 and
+		.commit.sha == $c and .commit.position == 1 and .commit.run == $r' \
 	<(get /api/builds/$b2/boot)
 t "build without a boot: 404" err_is 404 /api/builds/$b1/boot "not booted"
 t "no such build: 404" err_is 404 /api/builds/987654/boot "987654"
@@ -655,7 +656,13 @@ tarsum=$(printf kwtree | sha256sum | cut -c1-64)
 mkdir -p "$(csrc dir)"
 gd() { git --git-dir="$(csrc dir)" --work-tree="$tmp/src" -c user.name=t \
 	-c user.email=t@t "$@"; }
-gd init -q && gd add -A && gd commit -q -m c3
+# c3 on a parent holding c2's files: a patch to read (issue 33)
+fixture_fw 1 >"$tmp/src/drivers/firewire/core-device.c"
+fixture_hdr 0 >"$tmp/src/include/linux/kwhdr.h"
+gd init -q && gd add -A && gd commit -q -m c2
+fixture_fw 3 >"$tmp/src/drivers/firewire/core-device.c"
+fixture_hdr 1 >"$tmp/src/include/linux/kwhdr.h"
+gd add -A && gd commit -q -m 'firewire: mark the rest' -m 'The body.'
 csha=$(gd rev-parse HEAD)
 mkdir -p "$(dirname "$(csrc repo)")" "$(dirname "$(csrc tarball)")"
 cp -r "$(csrc dir)" "$(csrc repo)" && cp -r "$(csrc dir)" "$(csrc tarball)"
@@ -687,8 +694,46 @@ t "the whole file from the commit: its $want lines, each as committed" \
 	'($f | rtrimstr("\n") | split("\n")) as $l |
 		(.lines | length) == $n and ([.lines[].line] == [range(1; $n + 1)]) and
 		all(.lines[]; .text == $l[.line - 1])' "$tmp/whole.json"
+# a commit's patch from the cached repository, as git itself shows it
+get "/api/commits/$csha/patch" >"$tmp/patch.json"
+t "patch: the files and their counts of git show --numstat" \
+	test "$(jq -r '.files[] | "\(.additions)\t\(.deletions)\t\(.path)"' \
+		"$tmp/patch.json")" = "$(gd show --numstat --format= "$csha")"
+t "patch: the totals, the parent, the author and the message of the commit" \
+	jqe --arg p "$(gd rev-parse "$csha^")" --arg m "$(gd log -1 --format=%B "$csha")" \
+	'.additions == ([.files[].additions] | add) and .additions > 0 and
+	 .deletions == ([.files[].deletions] | add) and .parent == $p and
+	 .author == "t" and .email == "t@t" and (.message | rtrimstr("\n")) == $m and
+	 .truncated == false and .commit.position == 2' "$tmp/patch.json"
+t "patch: the lines added and removed are git's" \
+	test "$(jq -r .diff "$tmp/patch.json" | grep '^[-+]')" = \
+	"$(gd show --format= "$csha" | grep '^[-+]')"
+# a commit by its position in the run, with its neighbours
+get "/api/runs/$RUN/commits/2" >"$tmp/c2.json"
+t "a commit by position: the database's row, its previous, no next" \
+	jqe --arg s "$csha" --arg subj "$(sqlite3 "$DB" "SELECT subject FROM commits
+		WHERE run_id = $RUN AND position = 2")" --arg p "$C2" \
+	'.sha == $s and .position == 2 and .subject == $subj and
+	 .previous.position == 1 and .previous.sha == $p and .next == null and
+	 (.build | type) == "number"' "$tmp/c2.json"
+t "by reference: the same commit" \
+	jqe --slurpfile a "$tmp/c2.json" '. == $a[0]' <(get "/api/commits/$csha?run=$RUN")
+t "the commit's patch comes with it, as GET .../patch gives it" \
+	jqe --slurpfile p "$tmp/patch.json" '.change == ($p[0] | del(.commit)) and
+		(.change.files | length) > 0 and has("change_error") == false' "$tmp/c2.json"
+t "the base: no previous, the next is #1" \
+	jqe '.previous == null and .next.position == 1 and .position == 0' \
+	<(get "/api/runs/$RUN/commits/0")
+t "c2's boot on its commit; no patch (its sha is no commit of the cache), and why" \
+	jqe --arg w "no patch of commit #1 ${C2:0:12} (run $RUN)" '.boot == "pass" and
+		.change == null and (.change_error | startswith($w))' <(get "/api/runs/$RUN/commits/1")
+t "no commit at that position: 404 naming it" err_is 404 "/api/runs/$RUN/commits/9" "#9"
+t "a position in no run: 404" err_is 404 "/api/runs/4242/commits/1" "no run 4242"
+t "a position that is no number: 400" err_is 400 "/api/runs/$RUN/commits/x" "position"
 sqlite3 "$DB" "UPDATE commits SET sha = '$C3' WHERE sha = '$csha';
 	UPDATE trees SET kind = 'log', source = NULL, sha256 = NULL"
+t "the patch of an ingested log's commit: 404 naming the commit" \
+	err_is 404 "/api/commits/$C1/patch" "#0 ${C1:0:12}"
 
 # bad input
 t "unknown path: 404 JSON" err_is 404 /api/nope "no such endpoint"

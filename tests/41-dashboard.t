@@ -76,7 +76,8 @@ diff_title() { # the page title the diff in file $1 gives the diff view
 # pipe (fds 3 and 4, messages ending in NUL; core perl only), the page W
 # x H CSS pixels; once the dashboard set data-ready, each STEP in turn:
 # key:NAME presses a key as a user does (Input.dispatchKeyEvent),
-# media:print lays the page out for print, js:EXPR prints EXPR's value
+# media:print lays the page out for print, scheme:dark (light) is the
+# system's colour scheme the page sees, js:EXPR prints EXPR's value
 # on a line (a promise's, once it settles).  Exits non-zero if anything fails.
 cat >"$tmp/cdp.pl" <<'PERL'
 use strict;
@@ -139,6 +140,7 @@ sub value {
 }
 
 my %vk = (ArrowLeft => 37, ArrowRight => 39, Home => 36, End => 35);
+my %emu;
 eval {
 	my $t = call('Target.getTargets');
 	my ($page) = grep { $_->{type} eq 'page' } @{$t->{targetInfos}};
@@ -161,8 +163,12 @@ eval {
 				 windowsVirtualKeyCode => $vk{$arg} // 0);
 			call('Input.dispatchKeyEvent', { type => 'rawKeyDown', %k });
 			call('Input.dispatchKeyEvent', { type => 'keyUp', %k });
-		} elsif ($what eq 'media') {
-			call('Emulation.setEmulatedMedia', { media => $arg });
+		} elsif ($what eq 'media' || $what eq 'scheme') {
+			# one call sets both: each step keeps what the other set
+			$emu{$what} = $arg;
+			call('Emulation.setEmulatedMedia', { media => $emu{media} // '',
+				features => [ $emu{scheme} ? { name => 'prefers-color-scheme',
+					value => $emu{scheme} } : () ] });
 		} elsif ($what eq 'js') {
 			my $v = value($arg);
 			print ref($v) ? $json->encode($v) : $v // 'null', "\n";
@@ -262,9 +268,12 @@ ok $? "the chart marks the points of the commits that add a warning ($got = $wan
 printf '%s\n' "$tip" | grep -qF "$(api "/api/runs/$RUN/burndown" |
 	jq -r '.[1] | "+\(.new) new, −\(.fixed) fixed"')"
 ok $? "the tip of commit #1 has its new and fixed counts"
-c=$(grep -o '<td class="sha mono"><a href="#/commit/[0-9]*">' "$tmp/dom" | wc -l)
-[ "$c" = "$commits" ]
-ok $? "each commit row's sha is a link to its commit ($c of $commits)"
+a=$(grep -o '<tr class="commit-row[^>]*><td class="num">[0-9]*</td><td class="sha mono"><a href="[^"]*">' "$tmp/dom" |
+	sed 's/.*<td class="num">\([0-9]*\)<.*href="\([^"]*\)".*/\1 \2/')
+b=$(api "/api/runs/$RUN/burndown" | jq -r --argjson r "$RUN" '.[] |
+	"\(.position) #/commit/\(.position)?run=\($r)"')
+[ "$a" = "$b" ] && [ "$(echo "$a" | wc -l)" = "$commits" ]
+ok $? "each commit row's sha is a link to its commit, by its position ($(echo "$a" | paste -sd,))"
 grep -q '<tr class="commit-row[^"]* at"><td class="num">1</td>' "$tmp/dom" &&
 	[ "$(count 'commit-row[^"]* at"')" = 1 ]
 ok $? "?at=1 highlights that commit's row alone"
@@ -288,6 +297,13 @@ c=$(grep -o '<td class="num new">[0-9]*</td>' "$tmp/dom" | tr -dc '0-9\n' |
 api_new=$(curl -s "$BASE/api/runs/$RUN/burndown" | jq '[.[].new] | add')
 [ "$c" = "$api_new" ]
 ok $? "table's new column adds up to the API's ($c = $api_new)"
+# zeros mean nothing: muted, never in the colour of new, fixed or not built
+z=$(api "/api/runs/$RUN/burndown" | jq '[.[] | .new, .fixed, .not_built | select(. == 0)] | length')
+f=$(api "/api/runs/$RUN/burndown" | jq '[.[] | select(.fixed > 0)] | length')
+[ "$(count '<td class="num \(new\|fixed\|nb\)">0</td>')" = 0 ] && [ "$z" -gt 0 ] &&
+	[ "$(count '<td class="num zero">0</td>')" = "$z" ] &&
+	[ "$(count '<td class="num fixed">[1-9]')" = "$f" ]
+ok $? "the commit table's $z zeros muted, its $f fixed counts coloured"
 
 ident=$(curl -s "$BASE/api/commits/$C2/warnings?state=new" |
 	jq -r '.warnings[0].identity')
@@ -332,8 +348,8 @@ done
 ok $? "open is every warning but the triaged one ($((total - 1)) of $total)"
 dom "#/run/$RUN"
 bt=$(api "/api/runs/$RUN/burndown" | jq -c '.[-1].by_triage')
-grep -qF "<span class=\"triage-open\"><a href=\"#/commit/$cid3?triage=open\"><b>$(echo "$bt" | jq .open)</b> open</a></span>" "$tmp/dom" &&
-	grep -qF "<span class=\"triage-decided\"><b>1</b> triaged: <a href=\"#/commit/$cid3?triage=intended\">1 intended</a></span>" "$tmp/dom" &&
+grep -qF "<span class=\"triage-open\"><a href=\"#/commit/2?run=$RUN&amp;triage=open\"><b>$(echo "$bt" | jq .open)</b> open</a></span>" "$tmp/dom" &&
+	grep -qF "<span class=\"triage-decided\"><b>1</b> triaged: <a href=\"#/commit/2?run=$RUN&amp;triage=intended\">1 intended</a></span>" "$tmp/dom" &&
 	[ "$(echo "$bt" | jq '.intended')" = 1 ]
 ok $? "burn-down summary: open and triaged now, as by_triage counts them ($bt)"
 grep -q '<div class="new-warning"><div><span class="badge new">new</span> <span class="triage-badge intended"' "$tmp/dom"
@@ -351,6 +367,57 @@ a=$(grep -o '<li class="diff-item [a-z_]*" data-identity="[0-9a-f]*"><span class
 	sed 's/.*data-identity="\([0-9a-f]*\)".*/\1/')
 [ "$a" = "$tri" ] && [ "$(count 'class="triage-badge ')" = 1 ]
 ok $? "diff view: the triaged warning's badge, on it alone"
+
+# ---- kwarn classify's verdicts (issue 33), read from a copy of the tree
+# where afs_c's two cases both store x (a missing break) ----
+cp -r "$tmp/src" "$tmp/cls" &&
+	sed -i '17s/x \*= 2;/x = 14;/; 19s/x--;/x = -1;/' "$tmp/cls/fs/afs/fsclient.c" &&
+	"$KWARN" classify --db "$DB" --commit "$C3" --tree "$tmp/cls" >"$tmp/cls.out"
+ok $? "kwarn classify of the tip's warnings ($(tail -1 "$tmp/cls.out"))"
+mb=$(api "/api/warnings?run=$RUN&verdict=missing-break" | jq .total)
+# the burn-down counts them at every point, as the lists filter them
+a=$(api "/api/runs/$RUN/burndown" | jq -r '.[] | "\(.id) \(.missing_break)"')
+b=$(echo "$a" | while read -r id _; do
+	echo "$id $(api "/api/commits/$id/warnings?verdict=missing-break&limit=1" | jq .total)"
+done)
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$(echo "$a" | tail -1 | cut -d' ' -f2)" = "$mb" ]
+ok $? "the burn-down's missing_break at each point: the API's list's total ($(echo "$a" | cut -d' ' -f2 | paste -sd,))"
+dom "#/run/$RUN"
+[ "$mb" -ge 1 ] && grep -qF "<span class=\"missing-break some\"><a href=\"#/commit/2?run=$RUN&amp;verdict=missing-break\"><b>$mb</b> likely missing break</a></span>" "$tmp/dom"
+ok $? "burn-down summary: the tip's likely missing breaks ($mb), linked to them"
+# the verdict column: each row's, in the API's order
+row_verdicts() {
+	grep -o '<td class="verdict">\(<span class="classify-badge [a-z-]*" data-verdict="[a-z-]*"\)\?' "$tmp/dom" |
+		sed 's/.*data-verdict="\([a-z-]*\)"/\1/; s/<td class="verdict">$/none/' | paste -sd,
+}
+api_verdicts() { # URL
+	api "$1" | jq -r '[.warnings[] | .verdict // "none" |
+		sub("likely missing break"; "missing-break") | sub("likely intended"; "intended")] | join(",")'
+}
+dom "#/commit/2?run=$RUN"
+a=$(row_verdicts)
+[ -n "$a" ] && [ "$a" = "$(api_verdicts "/api/commits/$C3/warnings?run=$RUN")" ] &&
+	echo "$a" | grep -q missing-break && grep -q '<th>verdict</th>' "$tmp/dom"
+ok $? "commit page: a verdict column, each row's the API's ($a)"
+bad=0
+for v in missing-break:"likely missing break" intended:"likely intended" none:"not classified"; do
+	dom "#/commit/2?run=$RUN&verdict=${v%%:*}"
+	a=$(row_verdicts)
+	b=$(api_verdicts "/api/commits/$C3/warnings?run=$RUN&verdict=${v%%:*}")
+	[ "$a" = "$b" ] && grep -qF "<b>${v#*:}</b>" "$tmp/dom" &&
+		{ [ -z "$a" ] || [ "$(echo "$a" | tr , '\n' | grep -cvx "${v%%:*}")" = 0 ]; } ||
+		{ bad=1; echo "# verdict=${v%%:*}: $a, API $b"; }
+done
+ok $bad "commit page: the verdict filter keeps the API's warnings of that verdict"
+dom "#/warnings?run=$RUN&commit=$C3&file=fs/afs/fsclient.c&verdict=missing-break"
+a=$(row_verdicts)
+[ "$a" = "$(api_verdicts "/api/warnings?run=$RUN&commit=$C3&file=fs/afs/fsclient.c&verdict=missing-break")" ] &&
+	[ "$a" = missing-break ] && grep -qF '<b>likely missing break</b>' "$tmp/dom" &&
+	grep -qF "href=\"#/warnings?run=$RUN&amp;commit=$C3&amp;file=fs%2Fafs%2Ffsclient.c&amp;verdict=intended\"" "$tmp/dom"
+ok $? "a file's list: filtered by verdict, the other verdicts a link away"
+dom "#/subsystem/$RUN/AFS%20FILESYSTEM?commit=$C3&verdict=missing-break"
+[ "$(row_verdicts)" = missing-break ] && grep -qF '<b>likely missing break</b>' "$tmp/dom"
+ok $? "a subsystem's list: filtered by verdict"
 
 dom "#/subsystems"
 grep -qF 'AFS FILESYSTEM' "$tmp/dom" && grep -qF 'THE REST' "$tmp/dom"
@@ -371,6 +438,30 @@ grep -qF "href=\"#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$(api \
 	"/api/runs/$RUN/burndown" | jq '.[0].id')\"" "$tmp/dom" &&
 	[ "$(count '<td class="num cell at')" = "$(api "/api/runs/$RUN/series" | jq '.rows | length')" ]
 ok $? "commit #0 selected: its column marked, rows lead to the warnings there"
+# issue 33: each count is a link to its row's warnings at its column's
+# commit, and a row with none at the tip leads to where it last had some
+dom "#/over/subsystem?run=$RUN"
+api "/api/runs/$RUN/series?by=subsystem" >"$tmp/ser.json"
+a=$(grep -o '<td class="num cell[^"]*" data-count="[0-9]*"><a href="[^"]*">[0-9]*</a>' "$tmp/dom" |
+	sed 's/.*data-count="\([0-9]*\)"><a href="\([^"]*\)">\([0-9]*\)<.*/\1 \3 \2/')
+b=$(jq -r --argjson r "$RUN" '.commits as $c | .rows[] | .name as $n |
+	.counts | to_entries[] | select(.value > 0) |
+	"\(.value) \(.value) #/subsystem/\($r)/\($n | @uri)?commit=\($c[.key].id)"' "$tmp/ser.json")
+[ -n "$a" ] && [ "$a" = "$b" ] &&
+	[ "$(count '<td class="num cell[^"]*" data-count="0">0</td>')" = \
+	  "$(jq '[.rows[].counts[] | select(. == 0)] | length' "$tmp/ser.json")" ]
+ok $? "over time: each count links to its row's warnings at its commit, a zero to none ($(echo "$a" | wc -l) links)"
+read -r tipc lastc lastid < <(jq -r '.commits as $c | .rows[] |
+	select(.name == "FIREWIRE SUBSYSTEM") | .counts as $n |
+	([range(0; $n | length)] | map(select($n[.] > 0)) | last) as $i |
+	"\($n[-1]) \($n[$i]) \($c[$i].id)"' "$tmp/ser.json")
+h=$(grep -o '<td class="name"><a href="[^"]*" class="cut" title="FIREWIRE SUBSYSTEM"' "$tmp/dom" |
+	sed 's/.*href="\([^"]*\)".*/\1/')
+[ "$tipc" = 0 ] && [ "$h" = "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$lastid" ]
+ok $? "a subsystem fixed at the tip: its row leads to its last commit with warnings ($h)"
+dom "$h"
+[ "$(count '<tr><td><span class="badge')" = "$lastc" ]
+ok $? "and that page lists its $lastc warnings there"
 dom "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$C1"
 c=$(count '<span class="badge [a-z_]*">')
 [ "$c" = "$(api "/api/runs/$RUN/series" | jq '.rows[] | select(.name == "FIREWIRE SUBSYSTEM") | .counts[0]')" ]
@@ -417,6 +508,25 @@ grep -qF 'Modules: 1 loaded, 1 failed' "$tmp/dom" &&
 	grep -qF '<tr class="new"><td>kafs</td><td>fail</td><td>Address family not supported</td>' "$tmp/dom" &&
 	grep -qF '<td>firewire-core</td><td>ok</td>' "$tmp/dom"
 ok $? "boot page: modules loaded and the failed one marked"
+# a serial log as SeaBIOS and a coloured console print it (issue 33): the
+# API gives it as it was, the page without the terminal's escapes, and
+# the boot leads to the commit it booted
+perl -MCompress::Zlib -e 'my $l = "\e[2J\e[0mSeaBIOS (version 1.16.2)\r\n" .
+	"\e[1;31mLinux version 6.1.0\e[0m\r\n\e]0;tty\aboot line\r\n";
+	printf "%s %d\n", unpack("H*", compress($l)), length($l)' >"$tmp/esc.hex"
+read -r hex size <"$tmp/esc.hex"
+sqlite3 "$DB" "UPDATE boots SET log = X'$hex', log_size = $size WHERE build_id = $boot_build"
+api "/api/builds/$boot_build/boot" | jq -j .log >"$tmp/esc.log"
+dom "#/boot/$boot_build"
+a=$(perl -0ne 'print $1 if /<pre class="source bootlog">(.*?)<\/pre>/s' "$tmp/dom")
+grep -q $'\e\\[2J' "$tmp/esc.log" && [ -n "$a" ] &&
+	[ "$a" = "$(perl -0pe 's/\e\[[0-?]*[ -\/]*[@-~]//g; s/\e\][^\a]*\a//g; s/\r\n/\n/g' "$tmp/esc.log")" ] &&
+	! grep -q $'\e' "$tmp/dom"
+ok $? "boot page: the log without its terminal escapes ($(echo "$a" | head -1))"
+read -r c r < <(sqlite3 -separator ' ' "$DB" "SELECT c.position, c.run_id FROM builds b
+	JOIN commits c ON c.id = b.commit_id WHERE b.id = $boot_build")
+[ -n "$c" ] && grep -qF "the kernel of <a href=\"#/commit/$c?run=$r\">#$c " "$tmp/dom"
+ok $? "boot page: linked to the commit it booted (#$c of run $r)"
 
 # the warning page reads the source from the cached tree at its commit:
 # the work tree moves on afterwards and the page still shows the old line
@@ -425,7 +535,13 @@ git_dir=$KWARN_CACHE/trees/kwtree-$hex/git
 mkdir -p "$git_dir"
 gd() { git --git-dir="$git_dir" --work-tree="$tmp/src" -c user.name=t \
 	-c user.email=t@t "$@"; }
-gd init -q && gd add -A && gd commit -q -m c3
+# c3 on a parent holding c2's files, so that c3 has a patch to show
+fixture_fw 1 >"$tmp/src/drivers/firewire/core-device.c"
+fixture_hdr 0 >"$tmp/src/include/linux/kwhdr.h"
+gd init -q && gd add -A && gd commit -q -m c2
+fixture_fw 3 >"$tmp/src/drivers/firewire/core-device.c"
+fixture_hdr 1 >"$tmp/src/include/linux/kwhdr.h"
+gd add -A && gd commit -q -m 'firewire: mark the rest' -m 'The body <b>of</b> it.'
 csha=$(gd rev-parse HEAD)
 sed -i 's/^/EDITED /' "$tmp/src/fs/afs/fsclient.c"
 sqlite3 "$DB" "UPDATE commits SET sha = '$csha' WHERE sha = '$C3' AND run_id = $RUN;
@@ -451,7 +567,7 @@ a=$(grep -o 'class="strip-cell [a-z_]*"' "$tmp/dom" | cut -d' ' -f2 | tr -d '"' 
 b=$(api "/api/warnings/$ident/states?run=$RUN" | jq -r '[.states[] | .state // "none"] | join(",")')
 [ "$a" = "$b" ] && [ "$a" = "none,new,present" ]
 ok $? "warning page: a state strip across the run's commits ($a)"
-grep -q "<dt>introduced</dt><dd><a href=\"#/commit/[0-9]*\">#1 ${C2:0:12}" "$tmp/dom" &&
+grep -q "<dt>introduced</dt><dd><a href=\"#/commit/1?run=$RUN\">#1 ${C2:0:12}" "$tmp/dom" &&
 	grep -qF 'not fixed in this run' "$tmp/dom" &&
 	grep -qF 'make fs/afs/fsclient.o' "$tmp/dom"
 ok $? "warning page: introduced by c2 (linked), not fixed, the reproducer"
@@ -459,8 +575,38 @@ hdr=$(api "/api/commits/$C1/warnings?run=$RUN" |
 	jq -r '.warnings[] | select(.function == "kw_inline") | .identity')
 dom "#/warning/$hdr/$C1"
 grep -qF 'included from drivers/firewire/core-device.c' "$tmp/dom" &&
-	grep -q "<dt>fixed</dt><dd><a href=\"#/commit/[0-9]*\">#2 " "$tmp/dom"
+	grep -q "<dt>fixed</dt><dd><a href=\"#/commit/2?run=$RUN\">#2 " "$tmp/dom"
 ok $? "warning page: the include chain, and the fixing commit linked"
+
+# the commit page, by the commit's position in its run (issue 33)
+dom "#/commit/2?run=$RUN"
+a=$(perl -0ne 'print $1 if /<table id="diffstat">(.*?)<\/table>/s' "$tmp/dom" |
+	perl -ne 'print "$2\t$3\t$1\n" while /<td class="mono">([^<]*)<\/td><td class="num fixed">\+(\d+)<\/td><td class="num new">−(\d+)</g')
+[ -n "$a" ] && [ "$a" = "$(gd show --numstat --format= "$csha")" ]
+ok $? "commit page: the diffstat of git show --numstat ($(echo "$a" | wc -l) files)"
+a=$(perl -0ne 'print $1 if /<pre class="source patch" id="patch">(.*?)<\/pre>/s' "$tmp/dom" |
+	grep -o '<span class="row \(add\|del\)">[^<]*' | sed 's/.*">//')
+[ -n "$a" ] && [ "$a" = "$(gd show --format= "$csha" | grep '^[-+][^-+]\|^[-+]$' |
+	sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')" ]
+ok $? "commit page: the diff's added and removed lines are git's ($(echo "$a" | wc -l))"
+subj=$(sqlite3 "$DB" "SELECT subject FROM commits WHERE run_id = $RUN AND position = 2")
+grep -qF "<h2 class=\"wrap\" id=\"commit-subject\">#2 $subj</h2>" "$tmp/dom" &&
+	grep -qF "<dd id=\"commit-author\">$(gd log -1 --format='%an &lt;%ae&gt;' "$csha")</dd>" "$tmp/dom" &&
+	grep -qF "<dd>$(TZ=UTC gd log -1 --date=format-local:'%Y-%m-%d %H:%M' --format=%ad "$csha") UTC</dd>" "$tmp/dom" &&
+	grep -qF 'The body &lt;b&gt;of&lt;/b&gt; it.' "$tmp/dom" && ! grep -q '<b>of</b>' "$tmp/dom"
+ok $? "commit page: subject, the author and date of the commit, its message as text"
+grep -qF "<nav class=\"commit-nav\" aria-label=\"previous and next commit\"><a href=\"#/commit/1?run=$RUN\">← #1 " "$tmp/dom" &&
+	grep -qF '<span class="muted">the last commit</span></nav>' "$tmp/dom"
+ok $? "commit page: a link to the previous commit, none past the last"
+dom "#/commit/1?run=$RUN"
+grep -qF "<a href=\"#/commit/0?run=$RUN\">← #0 " "$tmp/dom" &&
+	grep -qF "<a href=\"#/commit/2?run=$RUN\">#2 $subj →</a></nav>" "$tmp/dom" &&
+	grep -qF "<p class=\"muted\" id=\"no-patch\">no patch of commit #1 ${C2:0:12} (run $RUN)" "$tmp/dom" &&
+	grep -q "<dt>boot</dt><dd><a href=\"#/boot/[0-9]*\"><span class=\"verdict-pass\">pass" "$tmp/dom"
+ok $? "commit #1: previous and next, its boot linked, and why it has no patch"
+a=$(cdp 1280,900 "#/commit/$cid2" 'js:location.hash + " " + document.getElementById("commit-subject").textContent')
+[ "$a" = "#/commit/1?run=$RUN #1 $(sqlite3 "$DB" "SELECT subject FROM commits WHERE id = $cid2")" ]
+ok $? "an old address by the commit's id: the same page, at its position's address ($a)"
 
 # hostile strings in every field: entry, file-less function, option, tree
 long=$(head -c 3000 /dev/zero | tr '\0' f)
@@ -513,6 +659,9 @@ dom "#/nightly"
 	grep -qF '2025-12-03</th><th>2025-12-04' "$tmp/dom" &&
 	grep -qF 'no report kept by kwarn nightly' "$tmp/dom"
 ok $? "nightly view: trees x nights, the compiler change marked, linked to its diff"
+nreq=$(sed -n 's/.*data-requests="\([0-9]*\)".*/\1/p' "$tmp/dom")
+[ "$nreq" = 1 ]
+ok $? "nightly view opened first: the runs read once, by the page ($nreq request of its own)"
 a=$(grep -o 'data-identity="[0-9a-f]*" data-cause="[a-z ]*"' "$tmp/dom" |
 	sed 's/data-identity="\(.*\)" data-cause="\(.*\)"/\1 \2/')
 b=$(api /api/nightly | jq -r --argjson run "$RUN" \
@@ -569,7 +718,7 @@ ok $bad "screenshots of 9 views at 1280 and 390 pixels in build/artifacts/"
 # scrolls in its own box): measured by the page, with the hostile
 # 3000-character function and markup stored above
 bad=0
-for v in burn-down:#/run/$RUN commit:#/commit/$C2?run=$RUN \
+for v in burn-down:#/run/$RUN commit:#/commit/2?run=$RUN \
 	warning:#/warning/$ident/$csha diff:#/diff?run=$RUN\&from=$C1\&to=$csha; do
 	w=$(cdp 390,844 "${v#*:}" \
 		'js:innerWidth + " " + document.documentElement.scrollWidth')
@@ -578,6 +727,37 @@ for v in burn-down:#/run/$RUN commit:#/commit/$C2?run=$RUN \
 	echo "# ${v%%:*} at 390 pixels: window $1, page ${2:-?} wide"
 done
 ok $bad "burn-down, commit, warning and diff pages no wider than a 390-pixel phone"
+
+# a run that does not exist: said, and the picker stays on a run it lists
+newest=$(api /api/runs | jq '.[0].id')
+a=$(cdp 1280,900 "#/run/4242" 'js:document.getElementById("run").value + " | " +
+	document.getElementById("no-run").textContent + " | " + document.title')
+[ "$a" = "$newest | Run #4242 does not exist. | kwarn: no run #4242" ]
+ok $? "#/run/4242: the page says there is no such run, the picker on run #$newest ($a)"
+
+# the system's dark theme: light text on a dark page and cards, and the
+# light theme as before; print stays black on white either way
+lum='js:(() => {
+	const l = (c) => { const [r, g, b] = c.match(/[0-9.]+/g).map(Number);
+		return ((0.2126 * r + 0.7152 * g + 0.0722 * b) / 255).toFixed(2); };
+	const cs = (s) => getComputedStyle(document.querySelector(s));
+	return [l(cs("body").color), l(cs("body").backgroundColor),
+		l(cs(".card").backgroundColor), l(cs("header").color),
+		l(cs("header").backgroundColor), l(cs("td.sha a").color)].join(" ");
+})()'
+read -r dfg dbg dcard dhfg dhbg dlink < <(cdp 1280,900 "#/run/$RUN" scheme:dark "$lum")
+read -r lfg lbg lcard lhfg lhbg llink < <(cdp 1280,900 "#/run/$RUN" scheme:light "$lum")
+pd=$(cdp 720,1000 "#/run/$RUN" scheme:dark media:print \
+	'js:getComputedStyle(document.body).color + " " + getComputedStyle(document.body).backgroundColor')
+echo "# dark: text $dfg on $dbg, cards $dcard, bar $dhfg on $dhbg, links $dlink; light: text $lfg on $lbg, cards $lcard, bar $lhfg on $lhbg, links $llink; print in dark: $pd"
+perl -e 'my ($dfg, $dbg, $dcard, $dhfg, $dhbg, $dl, $lfg, $lbg, $lcard, $lhfg, $lhbg, $ll) = @ARGV;
+	exit !($dfg > 0.7 && $dbg < 0.15 && $dcard < 0.15 && $dhfg > 0.7 && $dhbg < 0.15 &&
+		$dl > 0.45 && $lfg < 0.3 && $lbg > 0.9 && $lcard > 0.9 && $lhfg > 0.9 &&
+		$lhbg < 0.3 && $ll < 0.45)' \
+	"${dfg:-0}" "${dbg:-1}" "${dcard:-1}" "${dhfg:-0}" "${dhbg:-1}" "${dlink:-0}" \
+	"${lfg:-1}" "${lbg:-0}" "${lcard:-0}" "${lhfg:-0}" "${lhbg:-1}" "${llink:-1}" &&
+	[ "$pd" = "rgb(0, 0, 0) rgb(255, 255, 255)" ]
+ok $? "the system's dark theme followed on screen, the light one kept, print black on white"
 
 # print, laid out by the browser (print media emulated, a page's width
 # of 720 pixels): no nav or run picker, black on white, the chart whole

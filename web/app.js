@@ -62,6 +62,9 @@ async function api(path) {
 const enc = encodeURIComponent;
 const short = (sha) => (sha || '').slice(0, 12);
 const num = (v) => (v === null || v === undefined ? '–' : String(v));
+// A commit's page: its position in run RUN, and more of the query (QS)
+const commitHref = (run, pos, qs) => '#/commit/' + pos + '?run=' + run +
+	(qs ? '&' + qs : '');
 
 function show(...nodes) {
 	const m = $('main');
@@ -71,6 +74,12 @@ function show(...nodes) {
 function card(title, ...kids) {
 	return el('section', { class: 'card' }, title ? el('h2', {}, title) : null,
 		...kids);
+}
+
+// A count in a table: coloured as KIND (new, fixed, nb) says only when it
+// is not zero; a zero (and a point not built) is muted, as it means nothing.
+function countTd(kind, v, text) {
+	return el('td', { class: 'num ' + (v ? kind : 'zero') }, text === undefined ? num(v) : text);
 }
 
 function badge(state) {
@@ -99,6 +108,31 @@ function classification(w) {
 			el('span', { class: 'classify-fix' },
 				'no fix suggested: read both cases'),
 		w.reason ? el('span', { class: 'classify-reason' }, w.reason) : null);
+}
+
+// kwarn classify's verdicts as verdict= of the API names them, and the
+// verdict each stands for ("none": a warning it did not classify).
+const VERDICTS = [['missing-break', 'likely missing break'], ['intended', 'likely intended'],
+	['unsure', 'unsure'], ['none', 'not classified']];
+
+// A warning's verdict in a list: a small badge, nothing when none.
+function verdictBadge(w) {
+	if (!w.verdict)
+		return null;
+	const kind = w.verdict === 'likely missing break' ? 'missing-break' :
+		w.verdict === 'unsure' ? 'unsure' : 'intended';
+	return el('span', { class: 'classify-badge ' + kind, 'data-verdict': kind,
+		title: (w.fix ? 'fix: ' + w.fix + '. ' : '') + (w.reason || '') }, w.verdict);
+}
+
+// Links keeping a list's warnings of one verdict (verdict= of the API),
+// CUR the one shown; HREFOF(verdict or '') is a link's address.
+function verdictFilter(cur, hrefOf) {
+	return el('div', { class: 'filters verdict-filter', role: 'group',
+		'aria-label': 'verdict' }, el('span', { class: 'muted' }, 'verdict:'),
+	...[['', 'any']].concat(VERDICTS).map(([v, label]) =>
+		v === (cur || '') ? el('b', {}, label) :
+			el('a', { href: hrefOf(v), 'data-verdict': v || 'any' }, label)));
 }
 
 // What people decided about a warning (kwarn triage): the states in the
@@ -245,27 +279,44 @@ function triageFilter(cur, hrefOf) {
 let runs = [];
 let currentRun = null;
 
+// Which route the runs were last read for: a view that lists runs reads
+// them again only when they were read for another (start() has just read
+// them for the first).
+let routes = 0, runsRead = -1;
+
 async function loadRuns() {
 	runs = await api('/api/runs');
+	runsRead = routes;
 	const sel = $('run');
 	sel.replaceChildren(...runs.map((r) => el('option', { value: r.id },
 		'#' + r.id + ' ' + r.tree.name + ' · ' + r.kind +
 		(r.series ? ' · ' + r.series : '') + ' (' + r.commits +
 		' commits)')));
-	sel.addEventListener('change', () => {
-		location.hash = '#/run/' + sel.value;
-	});
+	if (currentRun)
+		sel.value = String(currentRun);
 }
 
+// The run ID names (else the one picked, at first the newest), and the
+// picker on it; a run the picker does not list leaves it where it was,
+// the view saying that it does not exist.
 function pickRun(id) {
-	if (id)
-		currentRun = Number(id);
+	const want = id ? Number(id) : null;
+	if (want && runs.some((r) => r.id === want))
+		currentRun = want;
 	if (!currentRun && runs.length)
 		currentRun = runs[0].id;
-	if (currentRun)
-		currentRun = Number(currentRun);
 	$('run').value = String(currentRun);
-	return currentRun;
+	return want || currentRun;
+}
+
+// A card saying that run ID is not one of the runs.
+function noSuchRun(id) {
+	document.title = 'kwarn: no run #' + id;
+	show(card('No run #' + id, el('p', { class: 'error', id: 'no-run' },
+		'Run #' + id + ' does not exist.'),
+	runs.length ? el('p', {}, 'The newest is ', link('#/run/' + runs[0].id,
+		'run #' + runs[0].id + ' ' + runs[0].tree.name), '; ',
+	link('#/trees', 'every tree and its runs'), '.') : null));
 }
 
 // ---- the chart ----
@@ -391,7 +442,7 @@ function chart(series, commits) {
 	const go = (ev) => {
 		const c = pointOf(ev);
 		if (c && (ev.type === 'click' || ev.key === 'Enter'))
-			location.hash = '#/commit/' + commits[c.kwAt].id;
+			location.hash = commitHref(commits[c.kwAt].run, commits[c.kwAt].position);
 	};
 	// a roving tabindex: the point that has the focus becomes its series'
 	// tab stop, so Tab comes back to it
@@ -473,7 +524,7 @@ const COMMIT_PAGE = 50;
 
 // POINTS from OFFSET as the table of the burn-down page; HREFOF(offset)
 // is the address of another page.
-function commitTable(points, offset, hrefOf, at) {
+function commitTable(points, offset, hrefOf, at, run) {
 	const head = el('tr', {}, el('th', { class: 'num' }, '#'),
 		el('th', { class: 'sha' }, 'commit'), el('th', {}, 'subject'),
 		el('th', { class: 'num' }, 'warnings'), el('th', { class: 'num' }, 'new'),
@@ -485,18 +536,17 @@ function commitTable(points, offset, hrefOf, at) {
 			(String(p.position) === at ? ' at' : '') },
 			el('td', { class: 'num' }, p.position),
 			// a real link: Tab reaches it, a middle click opens a tab
-			el('td', { class: 'sha mono' }, link('#/commit/' + p.id, short(p.commit.sha))),
+			el('td', { class: 'sha mono' }, link(commitHref(run, p.position),
+				short(p.commit.sha))),
 			el('td', {}, p.subject || p.patch || ''),
 			el('td', { class: 'num' }, num(p.warnings)),
-			el('td', { class: 'num new' }, num(p.new)),
-			el('td', { class: 'num fixed' }, num(p.fixed)),
-			el('td', { class: 'num nb' }, num(p.not_built)),
+			countTd('new', p.new), countTd('fixed', p.fixed), countTd('nb', p.not_built),
 			el('td', {}, p.build && p.boot ?
 				link('#/boot/' + p.build, verdict(p.boot)) : verdict(p.boot)));
 		tr.addEventListener('click', (ev) => {
 			if (ev.target.closest('a'))
 				return;
-			location.hash = '#/commit/' + p.id;
+			location.hash = commitHref(run, p.position);
 		});
 		return tr;
 	});
@@ -567,9 +617,19 @@ async function newPanel(points, run, diff) {
 }
 
 async function viewRun(id, q) {
-	const run = pickRun(id);
+	let run = pickRun(id);
+	if (run && !runs.some((r) => r.id === run)) {
+		// a run made since the page read the list, or none at all
+		await loadRuns();
+		run = pickRun(id);
+		if (!runs.some((r) => r.id === run)) {
+			noSuchRun(run);
+			return;
+		}
+	}
 	if (!run) {
-		show(card('No runs yet', el('p', {}, 'Run `kwarn run` or `kwarn ingest` first.')));
+		show(card('No runs yet', el('p', {}, 'Run ', el('code', {}, 'kwarn run'), ' or ',
+			el('code', {}, 'kwarn ingest'), ' first.')));
 		return;
 	}
 	// the run's compilers (kwarn run --cc ... --cc ...): one burn-down each
@@ -594,24 +654,30 @@ async function viewRun(id, q) {
 			if (q && q.boot && q.boot !== 'pass' && (!boot || boot === 'pass'))
 				boot = q.boot + (k ? ' (' + (r.cc || 'run #' + r.id) + ')' : '');
 		});
-		return { id: p.id, position: p.position, sha: p.commit.sha, subject: p.subject,
+		return { id: p.id, run: run, position: p.position, sha: p.commit.sha,
+			subject: p.subject,
 			boot: boot, new: p.new, fixed: p.fixed };
 	});
 	const built = points.filter((p) => p.warnings !== null);
 	const [first, last] = baseAndTip(points);
 	const sum = (k) => built.reduce((a, p) => a + (p[k] || 0), 0);
+	// the tip's likely missing breaks (kwarn classify)
+	const nMissing = last && last.missing_break;
 	// now: open against decided (the burn-down's by_triage)
 	const bt = (last && last.by_triage) || {};
 	const decided = TRIAGE.filter((t) => t !== 'open' && bt[t]);
 	const summary = el('div', { class: 'summary' },
 		el('span', {}, el('b', {}, num(first && first.warnings)), ' at the base'),
 		el('span', {}, el('b', {}, num(last && last.warnings)), ' now'),
-		last ? el('span', { class: 'triage-open' }, link('#/commit/' + last.id +
-			'?triage=open', el('b', {}, num(bt.open)), ' open')) : null,
+		last ? el('span', { class: 'triage-open' }, link(commitHref(run, last.position,
+			'triage=open'), el('b', {}, num(bt.open)), ' open')) : null,
 		last ? el('span', { class: 'triage-decided' }, el('b', {},
 			decided.reduce((a, t) => a + bt[t], 0)), ' triaged',
-		...decided.map((t, i) => [i ? ', ' : ': ', link('#/commit/' + last.id +
-			'?triage=' + t, bt[t] + ' ' + t)]).flat()) : null,
+		...decided.map((t, i) => [i ? ', ' : ': ', link(commitHref(run, last.position,
+			'triage=' + t), bt[t] + ' ' + t)]).flat()) : null,
+		last ? el('span', { class: 'missing-break' + (nMissing ? ' some' : '') },
+			link(commitHref(run, last.position, 'verdict=missing-break'),
+				el('b', {}, num(nMissing)), ' likely missing break')) : null,
 		el('span', {}, el('b', {}, sum('fixed')), ' fixed'),
 		el('span', {}, el('b', {}, sum('new')), ' new'),
 		// what the tip did not build: neither fixed nor still there
@@ -634,7 +700,7 @@ async function viewRun(id, q) {
 			group.slice(1).map((r) => '#' + r.id).join(', ') : ''), summary,
 		chart(groupSeries(group, bds, archs), commits)),
 		card('Commits', commitTable(points, offset, (o) => '#/run/' + run + '?rows=' + o,
-			at)));
+			at, run)));
 	const right = el('div', {}, await newPanel(points, run, diff));
 	show(el('div', { class: 'grid' }, left, right));
 	// #/run/N?at=POS: that commit's point has the focus, its tip open
@@ -682,11 +748,20 @@ function sparkline(counts, max, shown) {
 
 // A table cell of the over-time view, made directly: there are
 // thousands of them, and el()'s generality costs a third of the time.
-function countCell(v, at) {
+// A count is a link to those warnings at that commit (HREF); a zero or
+// a commit not built has nothing to show.
+function countCell(v, at, href) {
 	const td = document.createElement('td');
 	td.className = 'num cell' + (at ? ' at' : '') + (v ? '' : ' zero');
 	td.setAttribute('data-count', v === null ? '' : String(v));
-	td.textContent = num(v);
+	if (v) {
+		const a = document.createElement('a');
+		a.href = href;
+		a.textContent = String(v);
+		td.appendChild(a);
+	} else {
+		td.textContent = num(v);
+	}
 	return td;
 }
 
@@ -728,9 +803,24 @@ async function viewOver(by, q) {
 	const [c0, c1] = overWindow(commits.length, at, q.get('cols'));
 	const shown = commits.slice(c0, c1);
 	const c = commits[at];
-	const rowHref = (name) => !c ? '#' :
-		by === 'subsystem' ? '#/subsystem/' + run + '/' + enc(name) + '?commit=' + c.id :
-			'#/warnings?run=' + run + '&commit=' + c.id + '&' + by + '=' + enc(name);
+	// the warnings of row NAME at commit X
+	const cellHref = (name, x) => by === 'subsystem' ?
+		'#/subsystem/' + run + '/' + enc(name) + '?commit=' + x.id :
+		'#/warnings?run=' + run + '&commit=' + x.id + '&' + by + '=' + enc(name);
+	// a row's name: its warnings at the selected commit, or where it last
+	// had any when it has none there (a fixed subsystem's page is empty)
+	const rowHref = (r) => {
+		if (!c)
+			return '#';
+		let i = at;
+		if (!r.counts[i])
+			for (let k = r.counts.length - 1; k >= 0; k--)
+				if (r.counts[k]) {
+					i = k;
+					break;
+				}
+		return cellHref(r.name, commits[i]);
+	};
 	// the page's address: the selected commit, the first column, the first row
 	const href = (i, cols, rows) => '#/over/' + by + '?run=' + run + '&at=' +
 		(commits[i] ? commits[i].position : 0) + '&cols=' + cols +
@@ -742,10 +832,11 @@ async function viewOver(by, q) {
 		link(href(c0 + k, c0, from), String(x.position)))));
 	const max = res.max, page = res.rows, total = res.total_rows;
 	const rows = page.map((r) => el('tr', { class: 'over-row' },
-		el('td', { class: 'name' }, el('a', { href: rowHref(r.name), class: 'cut',
+		el('td', { class: 'name' }, el('a', { href: rowHref(r), class: 'cut',
 			title: r.name }, r.name)),
 		el('td', { class: 'sparkcell' }, sparkline(r.counts, max, [c0, c1])),
-		...r.counts.slice(c0, c1).map((v, k) => countCell(v, c0 + k === at))));
+		...r.counts.slice(c0, c1).map((v, k) => countCell(v, c0 + k === at,
+			v ? cellHref(r.name, commits[c0 + k]) : null))));
 	// the commits of the window: the others are a page away
 	// (and the selected one, when the columns moved away from it)
 	const picked = at >= c0 && at < c1 ? [] : [at];
@@ -769,7 +860,7 @@ async function viewOver(by, q) {
 // ---- warnings filtered by file, option or subsystem at a commit ----
 
 async function viewWarnings(q) {
-	const keep = ['run', 'commit', 'file', 'option', 'state', 'triage'];
+	const keep = ['run', 'commit', 'file', 'option', 'state', 'triage', 'verdict'];
 	const p = new URLSearchParams();
 	for (const k of keep)
 		if (q.get(k))
@@ -778,17 +869,19 @@ async function viewWarnings(q) {
 	const res = await api('/api/warnings?' + p.toString() + '&limit=100&offset=' + offset);
 	pickRun(res.commit.run);
 	const what = q.get('file') || q.get('option') || '';
-	const byTriage = (t) => {
+	// the address with KEY (triage, verdict) set to V, '' for any
+	const keeping = (key) => (v) => {
 		const n = new URLSearchParams(p);
-		if (t)
-			n.set('triage', t);
+		if (v)
+			n.set(key, v);
 		else
-			n.delete('triage');
+			n.delete(key);
 		return '#/warnings?' + n.toString();
 	};
 	show(card(null, el('h2', { class: 'wrap' }, what + ': warnings at commit ' +
 		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
-	triageFilter(q.get('triage'), byTriage),
+	triageFilter(q.get('triage'), keeping('triage')),
+	verdictFilter(q.get('verdict'), keeping('verdict')),
 	warningTable(res.warnings, res.commit.sha),
 	pager(res, (o) => '#/warnings?' + p.toString() + '&offset=' + o)));
 }
@@ -800,14 +893,14 @@ function stateStrip(st, identity) {
 		...st.states.map((c) => el('a', { role: 'listitem',
 			class: 'strip-cell ' + (c.state || 'none'),
 			href: c.state && c.state !== 'fixed' ? '#/warning/' + enc(identity) + '/' + enc(c.sha) :
-				'#/commit/' + c.id,
+				commitHref(st.run, c.position),
 			title: '#' + c.position + ' ' + short(c.sha) + ' ' + (c.subject || '') + ': ' +
 				(c.state ? c.state.replace('_', ' ') : 'not seen') },
 		String(c.position))));
 }
 
-function commitLink(c) {
-	return c ? link('#/commit/' + c.id, '#' + c.position + ' ' + short(c.sha) + ' ' +
+function commitLink(c, run) {
+	return c ? link(commitHref(run, c.position), '#' + c.position + ' ' + short(c.sha) + ' ' +
 		(c.subject || '')) : el('span', { class: 'muted' }, 'not in this run');
 }
 
@@ -869,8 +962,8 @@ async function viewWarning(identity, commit, q) {
 		chain.length ? el('ul', { class: 'chain' }, ...chain) : null,
 		el('h2', {}, 'State at every commit of run #' + st.run), stateStrip(st, identity),
 		el('dl', { class: 'facts' },
-			el('dt', {}, 'introduced'), el('dd', {}, commitLink(st.introduced)),
-			el('dt', {}, 'fixed'), el('dd', {}, st.fixed ? commitLink(st.fixed) :
+			el('dt', {}, 'introduced'), el('dd', {}, commitLink(st.introduced, st.run)),
+			el('dt', {}, 'fixed'), el('dd', {}, st.fixed ? commitLink(st.fixed, st.run) :
 				el('span', { class: 'muted' }, 'not fixed in this run'))),
 		el('h2', {}, 'Notes'), s.notes.length ? notes : el('p', { class: 'muted' }, 'none'),
 		el('h2', {}, 'Reproduce'), el('pre', { class: 'repro mono' },
@@ -996,8 +1089,8 @@ async function viewDiff(q) {
 			el('th', { class: 'num' }, 'not built'))),
 		el('tbody', {}, ...subs.map((s) => el('tr', {},
 			el('td', {}, el('span', { class: 'cut', title: s.name }, s.name)),
-			el('td', { class: 'num new' }, s.new), el('td', { class: 'num fixed' }, s.fixed),
-			el('td', { class: 'num' }, s.remaining), el('td', { class: 'num nb' }, s.not_built)))))) :
+			countTd('new', s.new), countTd('fixed', s.fixed),
+			el('td', { class: 'num' }, s.remaining), countTd('nb', s.not_built)))))) :
 		el('p', { class: 'muted' }, 'The tree has no MAINTAINERS file stored.');
 	const commit = { from: d.from.sha, to: d.to.sha };
 	show(card('Diff of #' + d.from.position + ' ' + short(d.from.sha) + ' (run #' + d.from.run +
@@ -1030,8 +1123,13 @@ function nightlyNews(rep) {
 }
 
 async function viewNightly() {
-	const [fresh, reports] = await Promise.all([api('/api/runs'), nightlyReports()]);
-	const all = fresh.filter((r) => r.kind === 'nightly');
+	let reports;
+	// the runs as start() read them for this first view, else again
+	await Promise.all([runsRead === routes ? null : loadRuns(),
+		nightlyReports().then((m) => {
+			reports = m;
+		})]);
+	const all = runs.filter((r) => r.kind === 'nightly');
 	const day = (r) => new Date(r.started_at * 1000).toISOString().slice(0, 10);
 	const nights = [...new Set(all.map(day))].sort();
 	const trees = [...new Set(all.map((r) => r.tree.name))].sort();
@@ -1082,11 +1180,12 @@ function warningTable(list, commit) {
 		el('td', { class: 'mono' }, w.file + ':' + w.line + ':' + w.column),
 		el('td', { class: 'mono' }, w.function || ''),
 		el('td', {}, link('#/warning/' + enc(w.identity) + '/' + enc(commit), w.message)),
+		el('td', { class: 'verdict' }, verdictBadge(w)),
 		el('td', { class: 'opt mono' }, w.option || ''),
 		el('td', { class: 'num' }, w.seen)));
-	return el('div', { class: 'scroll' }, el('table', {},
+	return el('div', { class: 'scroll' }, el('table', { class: 'warnings' },
 		el('thead', {}, el('tr', {}, el('th', {}, 'state'), el('th', {}, 'where'),
-			el('th', {}, 'function'), el('th', {}, 'message'),
+			el('th', {}, 'function'), el('th', {}, 'message'), el('th', {}, 'verdict'),
 			el('th', { class: 'opt' }, 'option'), el('th', { class: 'num' }, 'seen'))),
 		el('tbody', {}, ...rows)));
 }
@@ -1109,29 +1208,117 @@ function pager(res, hrefOf) {
 	return pageLinks(res.offset, res.limit, res.warnings.length, res.total, hrefOf, '');
 }
 
-async function viewCommit(id, q) {
+// A date of the epoch's seconds T as YYYY-MM-DD HH:MM UTC, '' for none
+const when = (t) => (t ? new Date(t * 1000).toISOString().slice(0, 16)
+	.replace('T', ' ') + ' UTC' : '');
+
+// A patch's diffstat: a row a file, its counts and a bar of them.
+function diffstat(pt) {
+	const most = Math.max(1, ...pt.files.map((f) => f.additions + f.deletions));
+	const bar = (f) => {
+		const w = (n) => Math.round(n / most * 60);
+		return el('span', { class: 'statbar', 'aria-hidden': 'true' },
+			el('span', { class: 'add', style: 'width:' + w(f.additions) + 'px' }),
+			el('span', { class: 'del', style: 'width:' + w(f.deletions) + 'px' }));
+	};
+	return el('div', { class: 'scroll' }, el('table', { id: 'diffstat' },
+		el('thead', {}, el('tr', {}, el('th', {}, 'file'),
+			el('th', { class: 'num' }, 'added'), el('th', { class: 'num' }, 'removed'),
+			el('th', {}, ''))),
+		el('tbody', {}, ...pt.files.map((f) => el('tr', { 'data-status': f.status },
+			el('td', { class: 'mono' }, f.old_path ? f.old_path + ' → ' + f.path : f.path,
+				f.status === 'A' ? ' (new)' : f.status === 'D' ? ' (deleted)' : null),
+			countTd('fixed', f.binary || f.additions, f.binary ? 'bin' : '+' + f.additions),
+			countTd('new', !f.binary && f.deletions, f.binary ? '' : '−' + f.deletions),
+			el('td', {}, bar(f)))))),
+	el('p', { class: 'muted' }, pt.files.length + ' file' + (pt.files.length === 1 ? '' : 's') +
+		' changed, ' + pt.additions + ' insertions(+), ' + pt.deletions + ' deletions(−)'));
+}
+
+// A unified diff, each line classed by what it is.
+function diffText(text, truncated) {
+	const pre = el('pre', { class: 'source patch', id: 'patch' });
+	for (const l of text.split('\n')) {
+		const cls = /^(diff |index |--- |\+\+\+ |new file|deleted file|similarity|rename )/
+			.test(l) ? 'file' : l[0] === '@' ? 'hunk' : l[0] === '+' ? 'add' :
+			l[0] === '-' ? 'del' : '';
+		pre.appendChild(el('span', { class: 'row' + (cls ? ' ' + cls : '') }, l));
+	}
+	if (truncated)
+		pre.appendChild(el('span', { class: 'row muted' }, '… the diff is cut here'));
+	return pre;
+}
+
+// The commit page: #/commit/POS?run=N (the commit's position in its
+// run); #/commit/REF (an id, a sha or a prefix, the older form) is the
+// same page, its address then made the first.
+async function viewCommit(ref, q) {
 	const state = q.get('state') || '';
 	const triage = q.get('triage') || '';
+	const verd = q.get('verdict') || '';
 	const offset = Number(q.get('offset') || 0);
-	const res = await api('/api/commits/' + enc(id) + '/warnings?limit=100&offset=' +
-		offset + (state ? '&state=' + enc(state) : '') +
-		(triage ? '&triage=' + enc(triage) : ''));
-	pickRun(res.commit.run);
-	// the view's address with STATE and TRIAGE (from the first page)
-	const href = (s, t) => '#/commit/' + enc(id) + '?' + new URLSearchParams(
-		Object.entries({ state: s, triage: t }).filter(([, v]) => v)).toString();
+	const byPos = q.get('run') && /^[0-9]{1,6}$/.test(ref || '');
+	const c = await api(byPos ? '/api/runs/' + enc(q.get('run')) + '/commits/' + ref :
+		'/api/commits/' + enc(ref) + (q.get('run') ? '?run=' + enc(q.get('run')) : ''));
+	pickRun(c.run);
+	// the view's address with STATE, TRIAGE and VERDICT (a first page)
+	const href = (s, t, v = verd) => commitHref(c.run, c.position, new URLSearchParams(
+		Object.entries({ state: s, triage: t, verdict: v }).filter(([, x]) => x)).toString());
+	if (!byPos)
+		history.replaceState(null, '', href(state, triage) +
+			(offset ? '&offset=' + offset : ''));
+	const res = await api('/api/commits/' + c.id + '/warnings?limit=100&offset=' + offset +
+		(state ? '&state=' + enc(state) : '') +
+		(triage ? '&triage=' + enc(triage) : '') +
+		(verd ? '&verdict=' + enc(verd) : ''));
+	// the patch came with the commit (GET /api/commits/{ref}/patch alone)
+	const patch = c.change;
+	const author = c.author || (patch && (patch.author + ' <' + patch.email + '>'));
+	const date = c.date || (patch && patch.date);
+	const nav = (n, rel) => n ? link(commitHref(c.run, n.position),
+		rel === 'prev' ? '← #' + n.position + ' ' + (n.subject || short(n.sha)) :
+			'#' + n.position + ' ' + (n.subject || short(n.sha)) + ' →') :
+		el('span', { class: 'muted' }, rel === 'prev' ? 'the first commit' :
+			'the last commit');
+	const body = patch ? patch.message.replace(/^[^\n]*\n*/, '').trim() : '';
 	const filters = el('div', { class: 'filters' },
 		...[['', 'at this commit'], ['new', 'new'], ['fixed', 'fixed'],
 			['not_built', 'not built']].map(([s, label]) =>
 			s === state ? el('b', {}, label) : link(href(s, triage), label)));
-	show(card('Warnings of commit ' + short(res.commit.sha) + ' (#' +
-		res.commit.position + ')', filters,
-	triageFilter(triage, (t) => href(state, t)),
-	warningTable(res.warnings, res.commit.sha),
-	pager(res, (o) => href(state, triage) + '&offset=' + o)));
+	document.title = 'kwarn: #' + c.position + ' ' + (c.subject || short(c.sha));
+	show(card(null, el('h2', { class: 'wrap', id: 'commit-subject' }, '#' + c.position + ' ' +
+		(c.subject || (patch && patch.message.split('\n')[0]) || short(c.sha))),
+	el('dl', { class: 'facts' },
+		el('dt', {}, 'commit'), el('dd', { class: 'mono' }, c.sha),
+		author ? el('dt', {}, 'author') : null,
+		author ? el('dd', { id: 'commit-author' }, author) : null,
+		date ? el('dt', {}, 'date') : null, date ? el('dd', {}, when(date)) : null,
+		c.patch ? el('dt', {}, 'patch') : null, c.patch ? el('dd', { class: 'mono' }, c.patch) : null,
+		el('dt', {}, 'run'), el('dd', {}, link('#/run/' + c.run + '?at=' + c.position,
+			'run #' + c.run + ', this commit on its burn-down')),
+		c.build ? el('dt', {}, 'boot') : null,
+		c.build ? el('dd', {}, c.boot ? link('#/boot/' + c.build, verdict(c.boot)) :
+			el('span', { class: 'muted' }, 'not booted')) : null),
+	body ? el('pre', { class: 'message wrap' }, body) : null,
+	el('nav', { class: 'commit-nav', 'aria-label': 'previous and next commit' },
+		nav(c.previous, 'prev'), nav(c.next, 'next'))),
+	card('Patch', patch ? diffstat(patch) : el('p', { class: 'muted', id: 'no-patch' },
+		c.change_error || 'no patch'),
+	patch ? diffText(patch.diff, patch.truncated) : null),
+	card('Warnings at this commit', filters,
+		triageFilter(triage, (t) => href(state, t)),
+		verdictFilter(verd, (v) => href(state, triage, v)),
+		warningTable(res.warnings, res.commit.sha),
+		pager(res, (o) => href(state, triage) + '&offset=' + o)));
 }
 
 // ---- boots ----
+
+// A serial console's text as a page shows it: terminal escapes (SeaBIOS
+// clears the screen, the kernel colours its messages: ESC[2J, ESC[0m)
+// and other control characters dropped, CRLF read as a line's end.
+const ESCAPES = /\x1b(?:\[[0-?]*[ -\/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -\/]*[0-~])?|\r(?=\n)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
+const consoleText = (s) => s.replace(ESCAPES, '').replace(/\r/g, '\n');
 
 async function viewBoot(build) {
 	const b = await api('/api/builds/' + enc(build) + '/boot');
@@ -1143,10 +1330,17 @@ async function viewBoot(build) {
 			el('tbody', {}, ...m.list.map((x) => el('tr',
 				{ class: x.status === 'ok' ? '' : 'new' }, el('td', {}, x.name),
 				el('td', {}, x.status), el('td', {}, x.message || ''))))))) : null;
-	show(card('Boot of build ' + build, el('p', {}, 'verdict ', verdict(b.verdict),
+	const c = b.commit;
+	if (c)
+		pickRun(c.run);
+	show(card('Boot of build ' + build, c ? el('p', { class: 'wrap' }, 'the kernel of ',
+		link(commitHref(c.run, c.position), '#' + c.position + ' ' + short(c.sha) + ' ' +
+			(c.subject || '')), ' (run #' + c.run + ')') : null,
+	el('p', {}, 'verdict ', verdict(b.verdict),
 		b.reason ? ' · ' + b.reason : '', b.duration_ms !== null ?
 			' · ' + (b.duration_ms / 1000).toFixed(1) + ' s' : ''),
-	el('pre', { class: 'source' }, b.log || '(no log)')), ...(mods ? [mods] : []));
+	el('pre', { class: 'source bootlog' }, b.log ? consoleText(b.log) : '(no log)')),
+	...(mods ? [mods] : []));
 }
 
 // ---- subsystems ----
@@ -1156,13 +1350,16 @@ async function viewSubsystem(run, name, q) {
 	const offset = Number(q.get('offset') || 0);
 	const at = q.get('commit') ? '&commit=' + enc(q.get('commit')) : '';
 	const triage = q.get('triage') || '';
-	const tq = (t) => (t ? '&triage=' + enc(t) : '');
+	const verd = q.get('verdict') || '';
+	const tq = (t, v = verd) => (t ? '&triage=' + enc(t) : '') +
+		(v ? '&verdict=' + enc(v) : '');
 	const res = await api('/api/subsystems/' + enc(name) + '/warnings?run=' + run +
 		at + tq(triage) + '&limit=100&offset=' + offset);
 	const here = '#/subsystem/' + run + '/' + enc(name);
 	show(card(null, el('h2', { class: 'wrap' }, name + ': warnings at commit ' +
 		short(res.commit.sha) + ' (#' + res.commit.position + ')'),
 	triageFilter(triage, (t) => here + '?offset=0' + at + tq(t)),
+	verdictFilter(verd, (v) => here + '?offset=0' + at + tq(triage, v)),
 	warningTable(res.warnings, res.commit.sha),
 	pager(res, (o) => here + '?offset=' + o + at + tq(triage))));
 }
@@ -1197,6 +1394,7 @@ async function route() {
 	const part = path.split('/').map(decodeURIComponent);
 	const t0 = performance.now();
 	requests = 0;
+	routes++;
 	document.body.removeAttribute('data-ready');
 	document.title = 'kwarn: warning burn-down';
 	for (const a of document.querySelectorAll('header nav a'))
@@ -1243,6 +1441,10 @@ async function start() {
 		// server that cannot say is read-only
 		const health = api('/api/health').catch(() => null);
 		await loadRuns();
+		runsRead = 1; /* for the first route */
+		$('run').addEventListener('change', () => {
+			location.hash = '#/run/' + $('run').value;
+		});
 		triageWritable = !!((await health) || {}).triage;
 	} catch (e) {
 		show(card('Error', el('p', { class: 'error' }, String(e.message || e))));
