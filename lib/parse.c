@@ -158,6 +158,19 @@ static const char *const kind_names[] = {
 	[DIAG_SPARSE] = "sparse",
 };
 
+const char *const diag_tools[] = {
+	"compiler",  "kernel-doc", "sparse",  "objtool", "modpost", "linker",
+	"assembler", "make",	   "kconfig", "dtc",	 "boot",    NULL,
+};
+
+const char *diag_tool_of(const char *kind)
+{
+	if (!strcmp(kind, "warning") || !strcmp(kind, "error") ||
+	    !strcmp(kind, "fatal error"))
+		return "compiler";
+	return kind;
+}
+
 const char *diag_kind_name(enum diag_kind kind)
 {
 	if ((size_t)kind < ARRAY_SIZE(kind_names) && kind_names[kind])

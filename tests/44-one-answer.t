@@ -168,4 +168,69 @@ sqlite3 "$tmp/again.db" "PRAGMA foreign_keys = ON; DELETE FROM runs"
 check "point_counts, point_files: empty once the runs are deleted" \
 	test "$(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_counts') $(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_files')" = "0 0"
 
+# the kind of a diagnostic (issue 30): a C=1 make log with gcc's and
+# sparse's lines (tests/data/sparse/make/c1.log), kernel-doc's and
+# modpost's, all real, concatenated into one log of one commit (k1), and
+# at k2 the same without kernel-doc's; kwarn warnings --kind and
+# GET /api/warnings?kind= keep the same warnings of each tool
+KDB=$tmp/kinds.db
+cat tests/data/sparse/make/c1.log tests/data/parse/kernel-doc.log \
+	tests/data/parse/modpost.log >"$tmp/k1.log"
+cat tests/data/sparse/make/c1.log tests/data/parse/modpost.log >"$tmp/k2.log"
+"$KWARN" ingest --db "$KDB" --tree kt --commit k1 "$tmp/k1.log" >/dev/null 2>&1 &&
+	"$KWARN" ingest --db "$KDB" --tree kt --commit k2 "$tmp/k2.log" \
+		>/dev/null 2>&1
+ok $? "a log of several tools ingested at two commits"
+kinds="compiler kernel-doc sparse modpost objtool"
+for k in $kinds; do
+	"$KWARN" warnings --db "$KDB" --commit k1 --kind "$k" --format json \
+		>"$tmp/kind-$k.json" 2>/dev/null || echo "kwarn warnings --kind $k failed"
+done >"$tmp/kind-cli.err"
+check "kwarn warnings --kind for each tool" test ! -s "$tmp/kind-cli.err"
+"$KWARN" warnings --db "$KDB" --commit k1 --format json >"$tmp/kind-all.json"
+"$KWARN" warnings --db "$KDB" --commit k1 --kind bogus >"$tmp/kind-bad.out" \
+	2>"$tmp/kind-bad.err"
+rc=$?
+check "--kind bogus: exit 2 ($rc), one line naming the tools, nothing on stdout" \
+	test "$rc" = 2 -a ! -s "$tmp/kind-bad.out" -a \
+	"$(wc -l <"$tmp/kind-bad.err")" = 1 -a \
+	"$(grep -c "unknown --kind 'bogus' (compiler, kernel-doc, sparse," "$tmp/kind-bad.err")" = 1
+tool_of='def tool: if .kind == "warning" or .kind == "error" or
+	.kind == "fatal error" then "compiler" else .kind end;'
+counts=
+for k in $kinds; do
+	counts="$counts $k=$(jq length "$tmp/kind-$k.json")"
+done
+check "each tool's warnings are of that tool, and together all of them ($counts)" \
+	jqe -n --slurpfile all "$tmp/kind-all.json" \
+	"$tool_of"' [inputs] as $per | ($per | map(.[]) | map(.identity) | sort) ==
+		($all[0] | map(.identity) | sort) and
+		all($per[]; (map(tool) | unique | length) <= 1)' \
+	$(for k in $kinds; do echo "$tmp/kind-$k.json"; done)
+check "there are sparse's, kernel-doc's, the compiler's and modpost's to tell apart" \
+	test "$(jq length "$tmp/kind-sparse.json")" -ge 5 -a \
+	"$(jq length "$tmp/kind-kernel-doc.json")" -ge 5 -a \
+	"$(jq length "$tmp/kind-compiler.json")" -ge 5 -a \
+	"$(jq length "$tmp/kind-modpost.json")" -ge 1 -a \
+	"$(jq length "$tmp/kind-objtool.json")" = 0
+server_start "$KDB" || exit 1
+for k in $kinds; do
+	curl -sf "$BASE/api/warnings?commit=k1&limit=1000&kind=$k" \
+		>"$tmp/kind-api-$k.json" || echo "GET kind=$k failed"
+done >"$tmp/kind-api.err"
+code=$(curl -s -o "$tmp/kind-api-bad.json" -w '%{http_code}' \
+	"$BASE/api/warnings?commit=k1&kind=bogus")
+server_stop
+bad=
+for k in $kinds; do
+	test "$(norm '.' "$tmp/kind-$k.json")" = \
+		"$(norm '.warnings' "$tmp/kind-api-$k.json")" || bad="$bad $k"
+done
+check "GET /api/warnings?kind= keeps what kwarn warnings --kind keeps${bad:+ (not:$bad)}" \
+	test ! -s "$tmp/kind-api.err" -a -z "$bad"
+check "kind=bogus: 400 ($code) naming the tools" \
+	jqe --arg c "$code" '$c == "400" and
+		(.error | contains("want compiler, kernel-doc, sparse,"))' \
+	"$tmp/kind-api-bad.json"
+
 done_tap
