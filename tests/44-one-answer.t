@@ -124,23 +124,25 @@ check "the tip's by_triage: one wontfix, the rest open" \
 counts_agree() {
 	sqlite3 "$1" "SELECT COUNT(*) FROM (
 		SELECT * FROM (SELECT s.commit_id, s.state,
-			COALESCE(i.option, i.kind), COUNT(*) FROM states s
-			JOIN identities i ON i.id = s.identity_id GROUP BY 1, 2, 3)
-		EXCEPT SELECT commit_id, state, option, n FROM point_counts
+			COALESCE(i.option, i.kind), i.kind, COUNT(*) FROM states s
+			JOIN identities i ON i.id = s.identity_id
+			GROUP BY 1, 2, 3, 4)
+		EXCEPT SELECT commit_id, state, option, kind, n FROM point_counts
 		UNION ALL
-		SELECT * FROM (SELECT commit_id, state, option, n FROM point_counts
+		SELECT * FROM (SELECT commit_id, state, option, kind, n
+			FROM point_counts
 		EXCEPT SELECT s.commit_id, s.state, COALESCE(i.option, i.kind),
-			COUNT(*) FROM states s JOIN identities i
-			ON i.id = s.identity_id GROUP BY 1, 2, 3)
+			i.kind, COUNT(*) FROM states s JOIN identities i
+			ON i.id = s.identity_id GROUP BY 1, 2, 3, 4)
 		UNION ALL
 		SELECT * FROM (SELECT s.commit_id, COALESCE(i.file, ''), COUNT(*),
-			NULL FROM live_states s JOIN identities i
+			NULL, NULL FROM live_states s JOIN identities i
 			ON i.id = s.identity_id GROUP BY 1, 2
-		EXCEPT SELECT commit_id, file, n, NULL FROM point_files)
+		EXCEPT SELECT commit_id, file, n, NULL, NULL FROM point_files)
 		UNION ALL
-		SELECT * FROM (SELECT commit_id, file, n, NULL FROM point_files
-		EXCEPT SELECT s.commit_id, COALESCE(i.file, ''), COUNT(*), NULL
-			FROM live_states s JOIN identities i
+		SELECT * FROM (SELECT commit_id, file, n, NULL, NULL FROM point_files
+		EXCEPT SELECT s.commit_id, COALESCE(i.file, ''), COUNT(*), NULL,
+			NULL FROM live_states s JOIN identities i
 			ON i.id = s.identity_id GROUP BY 1, 2))"
 }
 check "point_counts: the states' counts after two ingests ($(sqlite3 "$DB" 'SELECT COUNT(*) FROM point_counts') rows)" \
@@ -157,13 +159,16 @@ sqlite3 "$tmp/moved.db" "UPDATE identities SET option = '-Wrenamed',
 	file = 'moved/' || COALESCE(file, '')
 	WHERE id = (SELECT identity_id FROM states WHERE state = 'fixed');
 	UPDATE identities SET kind = 'kindx', option = NULL, file = NULL
-	WHERE id = (SELECT identity_id FROM states WHERE state = 'new')"
+	WHERE id = (SELECT identity_id FROM states WHERE state = 'new');
+	UPDATE identities SET kind = 'kindy' WHERE option IS NOT NULL AND
+	id = (SELECT MIN(identity_id) FROM states WHERE state = 'present')"
 moved=$(sqlite3 "$tmp/moved.db" "SELECT (SELECT COUNT(*) FROM point_counts
 	WHERE option = '-Wrenamed' AND state = 'fixed') + (SELECT COUNT(*) FROM
 	point_counts WHERE option = 'kindx' AND state = 'new') + (SELECT COUNT(*)
-	> 0 FROM point_files WHERE file LIKE 'moved/%')")
+	> 0 FROM point_files WHERE file LIKE 'moved/%') + (SELECT COUNT(*) > 0
+	FROM point_counts WHERE kind = 'kindy' AND option LIKE '-W%')")
 check "point_counts, point_files: the counts follow an identity's new option, kind and file ($moved)" \
-	test "$(counts_agree "$tmp/moved.db")" = 0 -a "$moved" = 3
+	test "$(counts_agree "$tmp/moved.db")" = 0 -a "$moved" = 4
 sqlite3 "$tmp/again.db" "PRAGMA foreign_keys = ON; DELETE FROM runs"
 check "point_counts, point_files: empty once the runs are deleted" \
 	test "$(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_counts') $(sqlite3 "$tmp/again.db" 'SELECT COUNT(*) FROM point_files')" = "0 0"
@@ -213,7 +218,13 @@ check "there are sparse's, kernel-doc's, the compiler's and modpost's to tell ap
 	"$(jq length "$tmp/kind-compiler.json")" -ge 5 -a \
 	"$(jq length "$tmp/kind-modpost.json")" -ge 1 -a \
 	"$(jq length "$tmp/kind-objtool.json")" = 0
+krun=$(sqlite3 "$KDB" "SELECT id FROM runs LIMIT 1")
+"$KWARN" report --db "$KDB" --format json >"$tmp/kind-report.json" &&
+	"$KWARN" report --db "$KDB" >"$tmp/kind-report.txt"
+ok $? "kwarn report of the run of several tools, JSON and text"
 server_start "$KDB" || exit 1
+curl -sf "$BASE/api/runs/$krun/burndown" >"$tmp/kind-bd.json"
+ok $? "GET /api/runs/$krun/burndown"
 for k in $kinds; do
 	curl -sf "$BASE/api/warnings?commit=k1&limit=1000&kind=$k" \
 		>"$tmp/kind-api-$k.json" || echo "GET kind=$k failed"
@@ -232,5 +243,32 @@ check "kind=bogus: 400 ($code) naming the tools" \
 	jqe --arg c "$code" '$c == "400" and
 		(.error | contains("want compiler, kernel-doc, sparse,"))' \
 	"$tmp/kind-api-bad.json"
+
+# the counts per tool (by_tool) and per (tool, option) (by_tool_option),
+# added to the burn-down beside by_option: the same in the report, each
+# tool's the number of its warnings kwarn warnings --kind lists
+check "the report and the burn-down count the same by tool and by (tool, option)" \
+	test "$(jq -c '[.commits[] | [.by_tool, .by_tool_option]]' "$tmp/kind-report.json")" = \
+	"$(jq -c '[.[] | [.by_tool, .by_tool_option]]' "$tmp/kind-bd.json")"
+want=$(for k in $kinds; do
+	n=$(jq length "$tmp/kind-$k.json")
+	[ "$n" = 0 ] || printf '%s=%s ' "$k" "$n"
+done)
+got=$(jq -r '.[0].by_tool | to_entries | map("\(.key)=\(.value)") | join(" ")' \
+	"$tmp/kind-bd.json")
+check "k1's by_tool: each tool's warnings, as --kind lists them ($got)" \
+	test "$(echo $got | tr ' ' '\n' | sort)" = "$(echo $want | tr ' ' '\n' | sort)"
+check "by_tool_option: kernel-doc and sparse beside the compiler's options" \
+	jqe '.[0].by_tool_option | (.compiler | keys | any(startswith("-W"))) and
+		.["kernel-doc"] == {"kernel-doc": 43} and (.sparse | keys) == ["sparse"]' \
+	"$tmp/kind-bd.json"
+check "by_tool sums to warnings, by_tool_option over tools to by_option" \
+	jqe 'all(.[]; (.by_tool | add // 0) == .warnings and
+		([.by_tool_option[] | to_entries[]] | group_by(.key) |
+		 map({key: .[0].key, value: (map(.value) | add)}) | from_entries) ==
+		.by_option)' "$tmp/kind-bd.json"
+check "the burn-down's other fields are still there" \
+	jqe 'all(.[]; has("by_option") and has("by_triage") and has("warnings")
+		and has("new") and has("fixed") and has("not_built"))' "$tmp/kind-bd.json"
 
 done_tap
