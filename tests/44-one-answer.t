@@ -270,5 +270,14 @@ check "by_tool sums to warnings, by_tool_option over tools to by_option" \
 check "the burn-down's other fields are still there" \
 	jqe 'all(.[]; has("by_option") and has("by_triage") and has("warnings")
 		and has("new") and has("fixed") and has("not_built"))' "$tmp/kind-bd.json"
+# the text report: a line of counts per tool under each commit, and a
+# column of them in the burn-down, in diag_tools[]'s order
+check "report text: by tool under each commit, as the JSON counts" \
+	test "$(grep '^   by tool: ' "$tmp/kind-report.txt")" = \
+	"$(jq -r '.commits[] | "   by tool: compiler \(.by_tool.compiler // 0), kernel-doc \(.by_tool["kernel-doc"] // 0), sparse \(.by_tool.sparse // 0), modpost \(.by_tool.modpost // 0)"' "$tmp/kind-report.json")"
+check "report text: the burn-down names the tools and has their column" \
+	test "$(grep -c '^burn-down (run [0-9]*; live warnings per tool: compiler/kernel-doc/sparse/modpost):$' "$tmp/kind-report.txt")" = 1 -a \
+	"$(awk '/^burn-down/ { b = 1; next } b && NF { print $7 }' "$tmp/kind-report.txt" | paste -sd ' ')" = \
+	"$(jq -r '[.commits[] | "\(.by_tool.compiler // 0)/\(.by_tool["kernel-doc"] // 0)/\(.by_tool.sparse // 0)/\(.by_tool.modpost // 0)"] | join(" ")' "$tmp/kind-report.json")"
 
 done_tap
