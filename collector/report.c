@@ -10,6 +10,7 @@
 #include "db.h"
 #include "kwarn.h"
 #include "options.h"
+#include "parse.h"
 #include "query.h"
 #include "report-out.h"
 #include "repro.h"
@@ -111,6 +112,49 @@ static void print_triage_counts(FILE *fp, json_t *arr)
 	fputc('\n', fp);
 }
 
+/* diag_tools[] has fewer: a tool past it would not be counted apart */
+#define MAX_TOOLS 16
+
+/*
+ * Which tools of diag_tools[] the run's points ARR count live warnings
+ * of (by_tool), into HAS[]; returns how many, 0 when the compiler's are
+ * all there is (a report then reads as it did before tools were told
+ * apart).
+ */
+static size_t run_tools(int *has, json_t *arr)
+{
+	size_t i, k, n = 0;
+	json_t *e;
+
+	for (k = 0; k < MAX_TOOLS && diag_tools[k]; k++) {
+		has[k] = 0;
+		json_array_foreach(arr, i, e)
+			has[k] |= jint(json_object_get(e, "by_tool"),
+				       diag_tools[k]) > 0;
+		n += has[k];
+	}
+	return n == 1 && has[0] ? 0 : n;
+}
+
+/* Point E's live warnings per tool of HAS[]: "16/43/8", SEP between. */
+static void tool_counts(struct strbuf *sb, const int *has, json_t *e,
+			const char *sep, int named)
+{
+	json_t *bt = json_object_get(e, "by_tool");
+	int first = 1;
+
+	strbuf_reset(sb);
+	for (size_t k = 0; k < MAX_TOOLS && diag_tools[k]; k++) {
+		if (!has[k])
+			continue;
+		strbuf_addf(sb, "%s", first ? "" : sep);
+		if (named)
+			strbuf_addf(sb, "%s ", diag_tools[k]);
+		strbuf_addf(sb, "%lld", jint(bt, diag_tools[k]));
+		first = 0;
+	}
+}
+
 static void bar(FILE *fp, long long n, long long max)
 {
 	int width = max ? (int)(n * 40 / max) : 0;
@@ -166,9 +210,11 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 		     const char *format, int repro)
 {
 	json_t *arr = NULL, *e, *w, *mods;
-	size_t i, j;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, ntools, width = 0;
 	long long max = 0;
 	int summary = !strcmp(format, "summary"), with_modules = 0;
+	int has[MAX_TOOLS];
 
 	if (report_run_json(&arr, db, run_id))
 		return -1;
@@ -205,6 +251,13 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 		if (json_is_object(json_object_get(e, "modules")))
 			with_modules = 1;
 	}
+	/* kernel-doc's, sparse's... beside the compiler's: a count each */
+	ntools = run_tools(has, arr);
+	json_array_foreach(arr, i, e) {
+		tool_counts(&sb, has, e, "/", 0);
+		if (ntools && sb.len > width)
+			width = sb.len;
+	}
 	if (!summary) {
 		json_array_foreach(arr, i, e) {
 			fprintf(fp, "commit %.12s [%lld] %s\n",
@@ -237,6 +290,11 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 			if (*jstr(e, "boot_reason"))
 				fprintf(fp, "   boot: %s\n",
 					jstr(e, "boot_reason"));
+			if (ntools &&
+			    json_is_integer(json_object_get(e, "build"))) {
+				tool_counts(&sb, has, e, ", ", 1);
+				fprintf(fp, "   by tool: %s\n", sb.buf);
+			}
 			json_array_foreach(json_object_get(e, "warnings_list"),
 					   j, w) {
 				const char *state = jstr(w, "state");
@@ -249,13 +307,24 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 			}
 			if (print_not_built(fp, db, run_id, e)) {
 				json_decref(arr);
+				strbuf_release(&sb);
 				return -1;
 			}
 			fputc('\n', fp);
 		}
 	}
-	fprintf(fp, "burn-down (run %lld%s):\n", run_id,
+	fprintf(fp, "burn-down (run %lld%s", run_id,
 		with_modules ? "; boot, then modules loaded/failed" : "");
+	if (ntools) {
+		/* the names alone: "compiler/kernel-doc/sparse" */
+		strbuf_reset(&sb);
+		for (size_t k = 0; k < MAX_TOOLS && diag_tools[k]; k++)
+			if (has[k])
+				strbuf_addf(&sb, "%s%s", sb.len ? "/" : "",
+					    diag_tools[k]);
+		fprintf(fp, "; live warnings per tool: %s", sb.buf);
+	}
+	fputs("):\n", fp);
 	json_array_foreach(arr, i, e) {
 		fprintf(fp, "%3lld %.12s %5lld +%-3lld -%-3lld %-6s ",
 			jint(e, "position"), jstr(e, "commit"),
@@ -269,11 +338,16 @@ int report_print_run(FILE *fp, sqlite3 *db, long long run_id,
 				jint(mods, "failed"));
 		else if (with_modules)
 			fprintf(fp, "%4s/%-3s ", "-", "-");
+		if (ntools) {
+			tool_counts(&sb, has, e, "/", 0);
+			fprintf(fp, "%-*s ", (int)width, sb.buf);
+		}
 		bar(fp, jint(e, "warnings"), max);
 		fprintf(fp, " %.50s\n", jstr(e, "subject"));
 	}
 	print_triage_counts(fp, arr);
 	json_decref(arr);
+	strbuf_release(&sb);
 	return report_print_compilers(fp, db, run_id);
 }
 

@@ -7,6 +7,7 @@
 #include "db.h"
 #include "kwarn.h"
 #include "options.h"
+#include "parse.h"
 #include "query.h"
 #include "report-out.h"
 #include "repro.h"
@@ -57,8 +58,8 @@ void query_print_text(FILE *fp, json_t *warnings)
 
 static const char *const warnings_usage[] = {
 	"kwarn warnings --db FILE [--commit REF] [--file F] [--function FN]",
-	"               [--option OPT] [--state S] [--triage STATE]",
-	"               [--format text|json]",
+	"               [--option OPT] [--kind KIND] [--state S]",
+	"               [--triage STATE] [--format text|json]",
 	NULL,
 };
 
@@ -83,6 +84,10 @@ int cmd_warnings(int argc, char **argv)
 		OPT_STRING(
 			0, "option", &f.option, "OPT",
 			"only this -W option: -Wimplicit-fallthrough, =3 or bare"),
+		OPT_CHOICE(0, "kind", &f.kind, "KIND",
+			   "only this tool's diagnostics (compiler: warning,"
+			   " error and fatal error)",
+			   diag_tools),
 		OPT_CHOICE(0, "state", &f.state, "S",
 			   "warnings in this state (default: new and present)",
 			   states),
@@ -123,6 +128,8 @@ int cmd_warnings(int argc, char **argv)
 		struct strbuf sb = STRBUF_INIT;
 
 		strbuf_addf(&sb, "no %s warning", f.state ? f.state : "live");
+		if (f.kind)
+			strbuf_addf(&sb, " of %s", f.kind);
 		if (f.option)
 			strbuf_addf(&sb, " of %s", f.option);
 		if (f.file)

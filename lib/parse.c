@@ -100,6 +100,13 @@ struct parser {
 	struct ctx_map funcs;
 	struct ctx_map chains; /* file -> include chain last printed */
 	struct ctx_map objects; /* source file -> object from kbuild */
+	/*
+	 * a make log of a C=1 build: the sources kbuild's "CHECK" lines
+	 * named (sparse's lines name them after), sparse's last "U: note:
+	 * in included file" (U), and the header its next diagnostic named
+	 */
+	struct ctx_map checks;
+	char *sparse_unit, *sparse_hdr;
 	int single; /* one compiler's stream: see parse_set_single_stream() */
 	int sparse; /* sparse's stream: see parse_set_tool() */
 	int kdoc; /* kernel-doc's lines of one source: parse_set_tool() */
@@ -150,6 +157,19 @@ static const char *const kind_names[] = {
 	[DIAG_KCONFIG] = "kconfig",	  [DIAG_DTC] = "dtc",
 	[DIAG_SPARSE] = "sparse",
 };
+
+const char *const diag_tools[] = {
+	"compiler",  "kernel-doc", "sparse",  "objtool", "modpost", "linker",
+	"assembler", "make",	   "kconfig", "dtc",	 "boot",    NULL,
+};
+
+const char *diag_tool_of(const char *kind)
+{
+	if (!strcmp(kind, "warning") || !strcmp(kind, "error") ||
+	    !strcmp(kind, "fatal error"))
+		return "compiler";
+	return kind;
+}
 
 const char *diag_kind_name(enum diag_kind kind)
 {
@@ -1467,14 +1487,15 @@ static void unit_fix(struct parser *p, size_t k, const char *tu)
 	object_for(p, a, d, 0, p->pending_tu[k]);
 }
 
+static void note_append(struct parser *p, struct diag *d, const char *f,
+			long line, long col, const char *msg, size_t mlen);
+
 static void add_note(struct parser *p, const char *file, size_t flen, long line,
 		     long col, const char *msg, size_t mlen)
 {
 	struct diag *d = NULL;
-	struct diag_note *note;
 	char *f = file ? file_scratch(p, &p->scratch2, file, flen) : NULL;
 	const char *ntu = NULL;
-	struct arena *a;
 
 	/* An inline chain or include chain printed for a note is its own */
 	if (p->inline_fn && !p->in_inline)
@@ -1510,7 +1531,16 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 		p->source_slot = NULL;
 		return;
 	}
-	a = &p->arenas[d - p->pending];
+	note_append(p, d, f, line, col, msg, mlen);
+}
+
+/* Add the note F:LINE:COL: MSG (F cleaned already, or NULL) to D. */
+static void note_append(struct parser *p, struct diag *d, const char *f,
+			long line, long col, const char *msg, size_t mlen)
+{
+	struct diag_note *note;
+	struct arena *a = &p->arenas[d - p->pending];
+
 	if (d->nr_notes == d->alloc_notes) {
 		struct diag_note *old = d->notes;
 
@@ -1531,6 +1561,44 @@ static void add_note(struct parser *p, const char *file, size_t flen, long line,
 	p->stats.notes++;
 }
 
+/* Forget sparse's last "in included file" note. */
+static void sparse_unit_clear(struct parser *p)
+{
+	free(p->sparse_unit);
+	free(p->sparse_hdr);
+	p->sparse_unit = p->sparse_hdr = NULL;
+}
+
+/*
+ * In a make log (not sparse's stream alone), the unit whose sparse run
+ * printed D, or NULL when D is not sparse's.  sparse's lines are a
+ * compiler's in shape, with no option: D is sparse's when it names a
+ * source kbuild's "CHECK" line named (kbuild checks a source after its
+ * compile, in the same rule, so none of that compile's lines come after
+ * it), or is the first diagnostic after sparse's "in included file" note,
+ * or names the same header as that one did with nothing between.
+ */
+static const char *sparse_of_log(struct parser *p, const struct diag *d)
+{
+	const struct ctx_entry *e;
+	int shape = (d->kind == DIAG_WARNING || d->kind == DIAG_ERROR) &&
+		    !d->option && !d->werror && d->file && d->line && d->col;
+
+	if (p->sparse || p->kdoc)
+		return NULL;
+	if (p->sparse_unit) {
+		if (shape && !p->sparse_hdr)
+			p->sparse_hdr = xstrdup(d->file);
+		if (shape && !strcmp(p->sparse_hdr, d->file))
+			return p->sparse_unit;
+		sparse_unit_clear(p);
+	}
+	if (!shape || !p->checks.n)
+		return NULL;
+	e = ctx_find(&p->checks, d->file);
+	return e ? e->file : NULL;
+}
+
 static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 		     size_t flen, long line, long col, const char *msg,
 		     size_t mlen)
@@ -1539,6 +1607,7 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	size_t k = (size_t)(d - p->pending);
 	struct arena *a = &p->arenas[k];
 	unsigned long fh;
+	const char *su;
 	char *tu;
 
 	d->kind = kind;
@@ -1548,6 +1617,19 @@ static void add_diag(struct parser *p, enum diag_kind kind, const char *file,
 	split_option(a, d, msg, mlen);
 	if (kind == DIAG_ERROR && d->werror)
 		d->kind = DIAG_WARNING;
+	su = sparse_of_log(p, d);
+	if (su) {
+		/* sparse's: no chain, no function of gcc's, its unit's object */
+		d->kind = DIAG_SPARSE;
+		tu = p->pending_tu[k] = arena_strdup(a, su);
+		p->pending_sure[k] = 1;
+		object_for(p, a, d, 0, tu);
+		p->source_slot = &d->source;
+		p->slot_arena = a;
+		p->slot_line = line;
+		p->slot_kdoc = 0;
+		return;
+	}
 	fh = d->file ? str_hash(d->file) : 0;
 	d->include_chain = chain_for(p, a, d->file, fh);
 	tu = p->pending_tu[k] = diag_unit(p, a, d);
@@ -1952,6 +2034,58 @@ static int config_line(struct parser *p, const char *s, size_t n)
 }
 
 /*
+ * In a make log, a line of sparse's under one of its diagnostics, with
+ * no kind: "FILE:LINE:COL:    expected int *p" and "...:    got ..." at
+ * its place (the diagnostic at that place is sparse's, whoever's lines
+ * came between: no compiler prints such a line), "FILE:LINE:COL:
+ * originally declared here" right after it.  Its note, as in sparse's
+ * own stream (sparse_line()); 1 if the line was one of these.
+ */
+static int sparse_note(struct parser *p, const char *file, size_t flen,
+		       long line, long col, const char *rest, size_t rlen)
+{
+	struct diag *d = NULL;
+	const char *f;
+
+	if (p->sparse || !p->nr_pending || !col)
+		return 0;
+	f = file_scratch(p, &p->scratch2, file, flen);
+	if (rlen && rest[0] == ' ') {
+		for (size_t i = p->nr_pending; i-- > 0 && !d;) {
+			struct diag *c = &p->pending[pending_at(p, i)];
+
+			if (c->line == line && c->col == col && c->file &&
+			    !strcmp(c->file, f) &&
+			    (c->kind == DIAG_SPARSE ||
+			     ((c->kind == DIAG_WARNING ||
+			       c->kind == DIAG_ERROR) &&
+			      !c->option && !c->werror)))
+				d = c;
+		}
+		if (!d)
+			return 0;
+		if (d->kind != DIAG_SPARSE) {
+			/* a log without kbuild's CHECK lines (V=1) */
+			d->kind = DIAG_SPARSE;
+			d->function = NULL;
+			d->include_chain = NULL;
+		}
+		while (rlen && *rest == ' ') {
+			rest++;
+			rlen--;
+		}
+	} else {
+		d = &p->pending[pending_at(p, p->nr_pending - 1)];
+		if (d->kind != DIAG_SPARSE)
+			return 0;
+	}
+	if (!rlen)
+		return 0;
+	note_append(p, d, f, line, col, rest, rlen);
+	return 1;
+}
+
+/*
  * "FILE:LINE:COL: kind: msg", "FILE:LINE: kind: msg", "FILE: kind: msg",
  * "tool: kind: msg", "ld: FILE: warning: msg", objtool's and make's
  * warnings, and function headers.  Returns 1 if the line was one of these.
@@ -2031,6 +2165,13 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 		objtool_line(p, file, flen, rest + 18, rlen - 18);
 		return 1;
 	}
+	if (!line && STARTS(rest, rlen, "note: in included file")) {
+		/* sparse's (gcc's says "In file included from") */
+		sparse_unit_clear(p);
+		p->sparse_unit = file_dup(p, file, flen);
+		p->stats.other++;
+		return 1;
+	}
 
 	tool = line ? TOOL_NONE : is_tool(file, flen);
 	if (tool && !(rlen > 0 && (STARTS(rest, rlen, "warning: ") ||
@@ -2104,6 +2245,8 @@ static int diag_line(struct parser *p, const char *s, size_t n)
 				 rest + kinds[k].len, rlen - kinds[k].len);
 		return 1;
 	}
+	if (line && sparse_note(p, file, flen, line, col, rest, rlen))
+		return 1;
 	if (line) {
 		/* a location with a kind we do not know ("remark:") */
 		note_unparsed(p, s, n);
@@ -2121,6 +2264,21 @@ static int kbuild_line(struct parser *p, const char *s, size_t n)
 
 	if (n < 12 || s[0] != ' ' || s[1] != ' ' || s[2] < 'A' || s[2] > 'Z')
 		return 0;
+	if (STARTS(s, n, "  CHECK ")) {
+		/* C=1: what sparse prints next names this source */
+		path = s + 8;
+		plen = n - 8;
+		while (plen && *path == ' ') {
+			path++;
+			plen--;
+		}
+		if (plen && !memchr(path, ' ', plen)) {
+			src = file_dup(p, path, plen);
+			ctx_set(&p->checks, src, "", ++p->seq);
+			free(src);
+		}
+		return 1;
+	}
 	if (!STARTS(s, n, "  CC ")) {
 		/* LD, AR, MODPOST...: what follows is not a compile's */
 		for (size_t i = 2; i < 10; i++)
@@ -2671,6 +2829,8 @@ void parse_free(struct parser *p)
 	ctx_clear(&p->funcs);
 	ctx_clear(&p->chains);
 	ctx_clear(&p->objects);
+	ctx_clear(&p->checks);
+	sparse_unit_clear(p);
 	for (size_t i = 0; i < p->nr_prefixes; i++)
 		free(p->prefixes[i]);
 	free(p->prefixes);

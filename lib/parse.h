@@ -147,6 +147,19 @@ void parse_free(struct parser *p);
 const char *diag_kind_name(enum diag_kind kind);
 
 /*
+ * The tools a diagnostic is counted and filtered by (its "kind" in
+ * kind= and --kind), NULL-terminated: "compiler" for the kinds warning,
+ * error and fatal error, and every other kind by its name (kernel-doc,
+ * sparse, objtool, modpost, ...).  An error a tool prints as "error:"
+ * (ld's, modpost's "ERROR:") is kind error, so the compiler's.
+ * KIND_TOOL() in lib/query-impl.h is the same rule in SQL.
+ */
+extern const char *const diag_tools[];
+
+/* The tool of a stored kind ("fatal error" gives "compiler"). */
+const char *diag_tool_of(const char *kind);
+
+/*
  * The function whose body holds line LINE of the C source TEXT[0..LEN),
  * for compilers that print no "In function" header (clang): the name
  * the declarator above the nearest "{" in column 0 (or ending a column-0

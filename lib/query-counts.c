@@ -36,10 +36,11 @@ static json_t *zero_counts(void)
 	for (size_t i = 0; triage_states[i]; i++)
 		json_object_set_new(by_triage, triage_states[i],
 				    json_integer(0));
-	return json_pack("{s:I, s:I, s:I, s:I, s:{}, s:o}", "warnings",
-			 (json_int_t)0, "new", (json_int_t)0, "fixed",
-			 (json_int_t)0, "not_built", (json_int_t)0, "by_option",
-			 "by_triage", by_triage);
+	return json_pack("{s:I, s:I, s:I, s:I, s:{}, s:{}, s:{}, s:o}",
+			 "warnings", (json_int_t)0, "new", (json_int_t)0,
+			 "fixed", (json_int_t)0, "not_built", (json_int_t)0,
+			 "by_option", "by_tool", "by_tool_option", "by_triage",
+			 by_triage);
 }
 
 /* Collect R's fingerprint and state when it is triaged other than open. */
@@ -143,16 +144,20 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
 	 * (point_counts): a few rows a commit, not a million states.
 	 */
 	if (db_read(&q, db,
-		    "SELECT p.commit_id, p.state, p.option, p.n"
-		    " FROM commits c JOIN point_counts p"
-		    " ON p.commit_id = c.id WHERE c.run_id = ?"
-		    " ORDER BY p.commit_id, p.option",
+		    "SELECT p.commit_id, p.state, p.option, p.n,"
+		    " " KIND_TOOL(
+			    "p.kind") " FROM commits c JOIN point_counts p"
+				      " ON p.commit_id = c.id WHERE c.run_id = ?"
+				      " ORDER BY p.commit_id, p.option",
 		    "i", run_id))
 		goto fail;
 	while (db_next(&q)) {
 		long long cid = sqlite3_column_int64(q.st, 0);
 		const char *state = db_col_text(q.st, 1);
+		const char *opt = db_col_text(q.st, 2);
+		const char *tool = db_col_text(q.st, 4);
 		long long n = sqlite3_column_int64(q.st, 3);
+		json_t *bto;
 
 		if (cid != cur_id) {
 			snprintf(key, sizeof(key), "%lld", cid);
@@ -163,8 +168,18 @@ int query_run_counts(json_t **out, sqlite3 *db, long long run_id)
 		add_count(cur, state, n);
 		if (!strcmp(state, "new") || !strcmp(state, "present")) {
 			add_count(cur, "warnings", n);
-			add_count(json_object_get(cur, "by_option"),
-				  db_col_text(q.st, 2), n);
+			add_count(json_object_get(cur, "by_option"), opt, n);
+			add_count(json_object_get(cur, "by_tool"), tool, n);
+			/* one series per (tool, option) */
+			bto = json_object_get(
+				json_object_get(cur, "by_tool_option"), tool);
+			if (!bto) {
+				bto = json_object();
+				json_object_set_new(
+					json_object_get(cur, "by_tool_option"),
+					tool, bto);
+			}
+			add_count(bto, opt, n);
 		}
 	}
 	if (db_done(&q, "cannot count the warnings of run %lld", run_id) ||
@@ -400,9 +415,10 @@ int query_tip_new(json_t **out, sqlite3 *db, long long run_id)
 static json_t *burndown_row(sqlite3_stmt *st, const json_t *counts,
 			    long long run_id)
 {
-	static const char *const keys[] = { "warnings",	    "new",
-					    "fixed",	    "not_built",
-					    "by_option",    "by_triage",
+	static const char *const keys[] = { "warnings",	      "new",
+					    "fixed",	      "not_built",
+					    "by_option",      "by_tool",
+					    "by_tool_option", "by_triage",
 					    "missing_break" };
 	json_t *c = json_object(), *n;
 	int built = sqlite3_column_type(st, 6) != SQLITE_NULL;

@@ -17,9 +17,13 @@
 /*
  * The counts at every commit of run RUN_ID, as a new JSON object keyed by
  * the commit's id in decimal: {"warnings", "new", "fixed", "not_built",
- * "by_option": {OPTION: N}, "by_triage": {STATE: N}}.  warnings counts
- * the live states (new and present, one per identity); by_option splits
- * them by -W option, or by kind for a warning without one; by_triage by
+ * "by_option": {OPTION: N}, "by_tool": {TOOL: N}, "by_tool_option":
+ * {TOOL: {OPTION: N}}, "by_triage": {STATE: N}}.  warnings counts the
+ * live states (new and present, one per identity); by_option splits
+ * them by -W option, or by kind for a warning without one; by_tool by
+ * the tool of their kind (diag_tools[] in parse.h: "compiler",
+ * "kernel-doc", "sparse"...), by_tool_option by both, an option's count
+ * split among the tools that printed it; by_triage by
  * the triage of their identity, every state of triage_states[] present,
  * "open" the ones never triaged or reopened.  Commits without a build
  * count zero: the caller knows which were built.  Returns 0 or -1

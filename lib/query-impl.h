@@ -48,6 +48,14 @@
 	" runs r0 JOIN runs r ON (r.id = r0.id OR (r0.group_id IS NOT NULL" \
 	" AND r.group_id = r0.group_id))"
 
+/*
+ * The tool of stored kind K (an SQL expression), as diag_tool_of() names
+ * it: "compiler" for warning, error and fatal error, else the kind.
+ */
+#define KIND_TOOL(k)                                                   \
+	"(CASE WHEN " k " IN ('warning', 'error', 'fatal error') THEN" \
+	" 'compiler' ELSE " k " END)"
+
 /* Is S a decimal number that fits a commits.id? */
 int query_is_id(const char *s);
 

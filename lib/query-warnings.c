@@ -91,14 +91,18 @@ static char *option_base(const char *opt)
 	return xstrndup(opt, strcspn(opt, "="));
 }
 
-#define WQ_WHERE                                                                      \
-	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new',"             \
-	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"               \
-	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"                     \
-	" " OPT_BASE(                                                                 \
-		"COALESCE(i.option, '-W' || i.kind)") " = ?5)"                        \
-						      " AND (?6 IS NULL OR i.file IN" \
-						      " (SELECT value FROM json_each(?6)))" WQ_TRIAGE
+/* ?13: the tool of the warning's kind (diag_tools[]), as ?11 past the page's. */
+#define WQ_KIND " AND (?13 IS NULL OR " KIND_TOOL("i.kind") " = ?13)"
+
+#define WQ_WHERE                                                                                      \
+	" WHERE s.commit_id = ?1 AND ((?2 IS NULL AND s.state IN ('new',"                             \
+	" 'present')) OR s.state = ?2) AND (?3 IS NULL OR i.file = ?3)"                               \
+	" AND (?4 IS NULL OR i.function = ?4) AND (?5 IS NULL OR"                                     \
+	" " OPT_BASE(                                                                                 \
+		"COALESCE(i.option, '-W' || i.kind)") " = ?5)"                                        \
+						      " AND (?6 IS NULL OR i.file IN"                 \
+						      " (SELECT value FROM json_each(?6)))" WQ_TRIAGE \
+							      WQ_KIND
 
 static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 		    const struct warn_filter *f, const char *option)
@@ -111,6 +115,7 @@ static void wq_bind(sqlite3_stmt *st, const struct query_point *p,
 	db_bind_text(st, 6, f->files);
 	db_bind_text(st, 11, f->triage);
 	db_bind_text(st, 12, f->verdict);
+	db_bind_text(st, 13, f->kind);
 }
 
 static json_t *notes_json(sqlite3_stmt *nt, long long diag_id)
@@ -456,7 +461,8 @@ int query_point_files(json_t **out, sqlite3 *db, long long commit_id)
 			       commit_id);
 }
 
-int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
+int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id,
+			    const char *kind)
 {
 	struct db_read q;
 
@@ -467,8 +473,10 @@ int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id)
 			    "i") " = 'open')"
 				 " FROM live_states s JOIN identities i"
 				 " ON i.id = s.identity_id WHERE s.commit_id = ?"
-				 " GROUP BY i.file",
-		    "i", commit_id))
+				 " AND (?2 IS NULL OR " KIND_TOOL(
+					 "i.kind") " = ?2)"
+						   " GROUP BY i.file",
+		    "is", commit_id, kind))
 		return -1;
 	*out = query_rows(&q, "file:s new:i warnings:i open:i");
 	return query_rows_done(out, &q, "cannot count the files of commit %lld",

@@ -36,6 +36,7 @@ struct warn_filter {
 	const char *triage; /* a state of triage_states[] ("open": none) */
 	/* kwarn classify's verdict as stored, or "none": not classified */
 	const char *verdict;
+	const char *kind; /* a tool of diag_tools[] (parse.h): "compiler"... */
 	long limit, offset; /* limit <= 0: all */
 };
 
@@ -86,11 +87,13 @@ int query_warning(json_t **out, sqlite3 *db, const char *ident,
 /*
  * At commit COMMIT_ID, a new array in *out, 0 or -1 (reported):
  * - query_point_files: the files that have a warning in any state;
- * - query_point_file_counts: per file with live warnings, {file, new,
- *   warnings, open (of those, the ones triaged open or never)}.
+ * - query_point_file_counts: per file with live warnings of tool KIND
+ *   (diag_tools[], parse.h; NULL: any), {file, new, warnings, open (of
+ *   those, the ones triaged open or never)}.
  */
 int query_point_files(json_t **out, sqlite3 *db, long long commit_id);
-int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id);
+int query_point_file_counts(json_t **out, sqlite3 *db, long long commit_id,
+			    const char *kind);
 
 /*
  * The live warnings at POSITION (-1: the run's last built point) of

@@ -141,6 +141,7 @@ struct wquery {
 	const char *verdict; /* as stored, "none", or NULL: any */
 	const char *file, *function;
 	char *option; /* with its "-W" */
+	const char *kind; /* a tool of diag_tools[] (parse.h), or NULL */
 	char *files; /* JSON array of files (subsystem), or NULL */
 	const char *subsystem, *owner; /* named in the answer, or NULL */
 	long limit, offset;
@@ -163,6 +164,7 @@ static json_t *warnings_envelope(const struct wquery *q, json_int_t total,
 		q->state ? json_string(q->state) : json_string("new,present"));
 	api_set(o, "triage", q->triage ? jstr(q->triage) : NULL);
 	api_set(o, "verdict", q->verdict ? jstr(q->verdict) : NULL);
+	api_set(o, "kind", q->kind ? jstr(q->kind) : NULL);
 	api_set(o, "commit", api_point_json(q->p));
 	if (q->subsystem)
 		api_set(o, "subsystem", jstr(q->subsystem));
@@ -181,6 +183,7 @@ static void filter_of(struct warn_filter *f, const struct wquery *q)
 	f->files = q->files;
 	f->triage = q->triage;
 	f->verdict = q->verdict;
+	f->kind = q->kind;
 	f->limit = q->limit;
 	f->offset = q->offset;
 }
@@ -208,11 +211,12 @@ struct cache api_result_cache = CACHE_INIT(result_slots, NULL);
 
 static char *result_key(const struct wquery *q)
 {
-	return xstrfmt("%lld\n%s\n%s\n%s\n%s\n%s\n%s\n%s", q->p->commit_id,
+	return xstrfmt("%lld\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s", q->p->commit_id,
 		       q->state ? q->state : "", q->triage ? q->triage : "",
 		       q->verdict ? q->verdict : "", q->file ? q->file : "",
 		       q->function ? q->function : "",
-		       q->option ? q->option : "", q->files ? q->files : "");
+		       q->option ? q->option : "", q->kind ? q->kind : "",
+		       q->files ? q->files : "");
 }
 
 /* A result being built: the rows' texts one after the other, and where. */
@@ -318,7 +322,8 @@ static void result_serve(struct api_reply *reply, const struct wquery *q,
 struct result_job {
 	char *key;
 	long long commit_id;
-	char *state, *triage, *verdict, *file, *function, *option, *files;
+	char *state, *triage, *verdict, *file, *function, *option, *kind;
+	char *files;
 };
 
 static struct {
@@ -348,6 +353,7 @@ static void job_free(struct result_job *j)
 	free(j->file);
 	free(j->function);
 	free(j->option);
+	free(j->kind);
 	free(j->files);
 	free(j);
 }
@@ -368,6 +374,7 @@ static void job_run(const struct result_job *j, sqlite3 *db)
 	q.file = j->file;
 	q.function = j->function;
 	q.option = j->option;
+	q.kind = j->kind;
 	q.files = j->files;
 	if (db) {
 		/* the state before the snapshot: a write meanwhile rebuilds */
@@ -458,6 +465,7 @@ static int builder_take(const char *key, const struct wquery *q,
 	j->file = dup_or_null(q->file);
 	j->function = dup_or_null(q->function);
 	j->option = dup_or_null(q->option);
+	j->kind = dup_or_null(q->kind);
 	j->files = dup_or_null(q->files);
 	builder.job = j;
 	pthread_cond_signal(&builder.cond);
@@ -804,6 +812,7 @@ static int warnings_common(struct api_reply *reply, const struct api_req *r,
 
 	q.state = api_arg(r, "state");
 	q.triage = api_arg(r, "triage");
+	q.kind = api_arg(r, "kind");
 	/* as a person types it, named in the answer as the classifier does */
 	if (verdict && !(q.verdict = classify_verdict_parse(verdict)))
 		return api_fail(reply, 400,
@@ -897,7 +906,8 @@ int api_subsystems(struct api_reply *reply, const struct api_req *r)
 		goto out;
 	}
 	counts = xcalloc(maint_count(m) + 1, sizeof(*counts));
-	if (query_point_file_counts(&byfile, r->db, p.commit_id)) {
+	if (query_point_file_counts(&byfile, r->db, p.commit_id,
+				    api_arg(r, "kind"))) {
 		api_db_fail(reply, r->db);
 		goto out;
 	}
@@ -1018,7 +1028,8 @@ int api_maintainers(struct api_reply *reply, const struct api_req *r)
 	if (api_point_resolve(&p, reply, r, api_arg(r, "commit")))
 		return -1;
 	if (api_tree_maint(&m, r->db, p.tree_id) ||
-	    (m && query_point_file_counts(&byfile, r->db, p.commit_id))) {
+	    (m && query_point_file_counts(&byfile, r->db, p.commit_id,
+					  api_arg(r, "kind")))) {
 		api_db_fail(reply, r->db);
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "parse.h"
 #include "server.h"
 #include "api-views.h"
 #include "triage.h"
@@ -156,12 +157,23 @@ static const struct param_rule {
 	{ "arch", 1, 16, 1, ",x86_64,arm64,", "x86_64 or arm64", NULL },
 	{ "group", 1, 1, 1, ",1,", "1", NULL },
 	{ "triage", 1, 32, 1, NULL, NULL, triage_states },
-	{ "kind", 1, 16, 1, ",new,fixed,remaining,not_built,",
-	  "new, fixed, remaining or not_built", NULL },
+	/* the tool of a diagnostic; /api/diff's is below */
+	{ "kind", 1, 16, 1, NULL, NULL, diag_tools },
 	{ "owner", 1, 256, 1, NULL, "a maintainer's name or address", NULL },
 	{ "verdict", 1, 32, 1, NULL, "missing-break, intended, unsure or none",
 	  NULL },
 	{ "format", 1, 8, 1, ",json,csv,", "json or csv", NULL },
+};
+
+/* A parameter one route checks by a rule of its own, before params[]. */
+static const struct route_param {
+	const char *route;
+	struct param_rule rule;
+} route_params[] = {
+	/* a kind of change between two commits, not a tool */
+	{ "/api/diff",
+	  { "kind", 1, 16, 1, ",new,fixed,remaining,not_built,",
+	    "new, fixed, remaining or not_built", NULL } },
 };
 
 static const struct route {
@@ -176,19 +188,20 @@ static const struct route {
 	{ "/api/runs/*", api_run, "" },
 	{ "/api/runs/*/burndown", api_burndown, "compiler arch group" },
 	{ "/api/commits/*/warnings", api_commit_warnings,
-	  "run state triage verdict limit offset compiler arch format" },
+	  "run state triage verdict kind limit offset compiler arch format" },
 	{ "/api/commits/*/census", api_commit_census, "run path" },
 	{ "/api/commits/*", api_commit, "run" },
 	{ "/api/commits/*/patch", api_commit_patch, "run" },
 	{ "/api/runs/*/commits/*", api_run_commit, "" },
 	{ "/api/warnings", api_warnings,
-	  "run commit file function option subsystem owner state triage"
-	  " verdict limit offset compiler arch format" },
+	  "run commit file function option kind subsystem owner state"
+	  " triage verdict limit offset compiler arch format" },
 	{ "/api/warnings/*/source", api_warning_source, "commit run context" },
-	{ "/api/subsystems", api_subsystems, "run commit compiler arch" },
-	{ "/api/maintainers", api_maintainers, "run commit compiler arch" },
+	{ "/api/subsystems", api_subsystems, "run commit kind compiler arch" },
+	{ "/api/maintainers", api_maintainers,
+	  "run commit kind compiler arch" },
 	{ "/api/subsystems/*/warnings", api_subsystem_warnings,
-	  "run commit state triage verdict limit offset format" },
+	  "run commit state triage verdict kind limit offset format" },
 	{ "/api/builds/*/boot", api_boot, "" },
 	{ "/api/runs/*/series", api_run_series, "by limit offset" },
 	{ "/api/diff", api_diff,
@@ -296,6 +309,10 @@ static int params_check(struct api_reply *reply, const struct route *rt,
 				return api_fail(reply, 400,
 						"parameter '%s' given twice",
 						key);
+		for (size_t k = 0; !pr && k < ARRAY_SIZE(route_params); k++)
+			if (!strcmp(route_params[k].route, rt->pattern) &&
+			    !strcmp(route_params[k].rule.name, key))
+				pr = &route_params[k].rule;
 		for (size_t k = 0; !pr && k < ARRAY_SIZE(params); k++)
 			if (!strcmp(params[k].name, key))
 				pr = &params[k];

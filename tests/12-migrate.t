@@ -6,8 +6,9 @@
 # point_counts, no point_files.  This kwarn must refuse to read it
 # unmigrated, migrate it when it writes (an ingest), and then hold:
 #
-#  - 0019, 0020: the backfilled counts of every commit are its states'
-#    (recounted here with SQL from the states themselves) and the
+#  - 0019, 0020, 0026: the backfilled counts of every commit are its
+#    states' by option and kind (recounted here with SQL from the states
+#    themselves) and the
 #    burn-down kwarn report prints from them is what gcc's logs say,
 #    read by tests/lib/log-oracle.py without kwarn;
 #  - the warnings it lists (identities too: the next build must not find
@@ -56,17 +57,19 @@ ok $? "kwarn ingest migrates it to schema $latest (exit $rc)"
 [ "$rc" = 0 ] || sed 's/^/# /' "$tmp/err"
 
 # the per-point tables against the states, both ways
-counts_of_states="SELECT s.commit_id, s.state, COALESCE(i.option, i.kind), COUNT(*)
-	FROM states s JOIN identities i ON i.id = s.identity_id GROUP BY 1, 2, 3"
+counts_of_states="SELECT s.commit_id, s.state, COALESCE(i.option, i.kind), i.kind,
+	COUNT(*) FROM states s JOIN identities i ON i.id = s.identity_id
+	GROUP BY 1, 2, 3, 4"
 files_of_states="SELECT s.commit_id, COALESCE(i.file, ''), COUNT(*)
 	FROM states s JOIN identities i ON i.id = s.identity_id
 	WHERE s.state IN ('new', 'present') GROUP BY 1, 2"
 counts_agree() {
 	[ "$(sql "SELECT COUNT(*) FROM (
-		SELECT commit_id, state, option, n FROM point_counts
+		SELECT commit_id, state, option, kind, n FROM point_counts
 		EXCEPT $counts_of_states)")" = 0 ] &&
 	[ "$(sql "SELECT COUNT(*) FROM ($counts_of_states
-		EXCEPT SELECT commit_id, state, option, n FROM point_counts)")" = 0 ]
+		EXCEPT SELECT commit_id, state, option, kind, n
+		FROM point_counts)")" = 0 ]
 }
 files_agree() {
 	[ "$(sql "SELECT COUNT(*) FROM (SELECT commit_id, file, n FROM point_files
@@ -77,7 +80,7 @@ files_agree() {
 old_commits="(SELECT id FROM commits WHERE sha IN ('$C1', '$C2', '$C3'))"
 rows=$(sql "SELECT COUNT(*) FROM point_counts WHERE commit_id IN $old_commits")
 counts_agree && [ "$rows" -gt 0 ]
-ok $? "0019: point_counts of the old commits backfilled from their states ($rows rows)"
+ok $? "0019, 0026: point_counts of the old commits backfilled from their states, by kind ($rows rows)"
 rows=$(sql "SELECT COUNT(*) FROM point_files WHERE commit_id IN $old_commits")
 files_agree && [ "$rows" -gt 0 ]
 ok $? "0020: point_files of the old commits backfilled from their states ($rows rows)"

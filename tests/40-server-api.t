@@ -408,6 +408,39 @@ t "subsystem in another case: that entry, named as MAINTAINERS spells it" \
 t "a part of a title: 404 naming the titles that have it" \
 	err_is 404 "/api/warnings?run=$RUN&subsystem=afs" "titles with it: 'AFS FILESYSTEM'"
 
+# kind= (issue 30): the tool that printed a warning; the fixture's are
+# all gcc's, so compiler keeps each list whole and another tool empties it
+t "kind=compiler at c1: the 6 warnings, the kind named in the answer" \
+	jqe -s '.[0].total == 6 and .[0].kind == "compiler" and
+		.[1].kind == null and
+		(.[0].warnings | map(.identity)) == (.[1].warnings | map(.identity))' \
+	<(get "/api/warnings?commit=$C1&kind=compiler"
+	  get "/api/warnings?commit=$C1")
+t "kind=sparse, kernel-doc: nothing, on each warning list" \
+	jqe -s 'length == 3 and all(.[]; .total == 0 and .warnings == [])' \
+	<(get "/api/warnings?commit=$C1&kind=sparse"
+	  get "/api/commits/$C1/warnings?kind=kernel-doc"
+	  get "/api/subsystems/AFS%20FILESYSTEM/warnings?commit=$C1&kind=sparse")
+t "kind= on the subsystems and maintainers: that tool's counts alone" \
+	jqe -s '(.[0].subsystems | length) > 0 and .[0] == .[1] and
+		.[2].subsystems == [] and .[2].maintainers == true and
+		.[3] == .[4] and .[3] != .[5]' \
+	<(get "/api/subsystems?commit=$C1&kind=compiler"
+	  get "/api/subsystems?commit=$C1"
+	  get "/api/subsystems?commit=$C1&kind=modpost"
+	  get "/api/maintainers?commit=$C1&kind=compiler"
+	  get "/api/maintainers?commit=$C1"
+	  get "/api/maintainers?commit=$C1&kind=sparse")
+t "kind=bogus: 400 naming the tools" err_is 400 \
+	"/api/warnings?commit=$C1&kind=bogus" "want compiler, kernel-doc, sparse,"
+t "kind=warning (a stored kind, not a tool): 400" err_is 400 \
+	"/api/subsystems?kind=warning" "want compiler,"
+t "the diff's kind= is still a kind of change" \
+	test "$(code "/api/diff?run=$RUN&from=$C1&to=$C3&kind=fixed")" = 200
+t "kind=compiler on the diff: 400 naming its kinds" err_is 400 \
+	"/api/diff?run=$RUN&from=$C1&to=$C3&kind=compiler" \
+	"want new, fixed, remaining or not_built"
+
 # triage: c2's new warning (afs_c) triaged intended while the server runs
 "$KWARN" triage --db "$DB" fs/afs/fsclient.c:17 --as intended --who alice \
 	--reason 'doubling first is the point' >/dev/null

@@ -487,31 +487,45 @@ function chart(series, commits) {
 	return el('div', {}, wrap, legend);
 }
 
-// One series per (compiler, architecture, option) of the runs of a
+// The counts of burn-down point P by tool, then option: its
+// by_tool_option, or (a server before tools were told apart) its
+// by_option as the compiler's.
+function toolOptions(p) {
+	return p.by_tool_option || { compiler: p.by_option || {} };
+}
+
+// One series per (compiler, architecture, tool, option) of the runs of a
 // group, aligned on the first run's commits by position; a run for
 // another architecture than x86_64 is "gcc/arm64", as the burn-down's
-// by_compiler names it.
+// by_compiler names it.  The compiler's series are "gcc -Wfoo"; another
+// tool's are named by the tool ("kernel-doc", "sparse"), with the
+// compiler of its run when the group has several.
 function groupSeries(group, bds, archs) {
 	const base = bds[0];
 	const at = new Map(base.map((p, i) => [p.position, i]));
 	const series = [];
 	group.forEach((r, k) => {
-		const opts = [];
-		for (const p of bds[k])
-			for (const o of Object.keys(p.by_option || {}))
-				if (!opts.includes(o))
-					opts.push(o);
-		for (const o of opts) {
+		const keys = [];
+		for (const p of bds[k]) {
+			const bto = toolOptions(p);
+			for (const t of Object.keys(bto))
+				for (const o of Object.keys(bto[t]))
+					if (!keys.some(([kt, ko]) => kt === t && ko === o))
+						keys.push([t, o]);
+		}
+		const arch = archs[k] && archs[k] !== 'x86_64' ? '/' + archs[k] : '';
+		const cc = (r.cc || r.compiler || 'gcc').split(' ')[0] + arch;
+		for (const [t, o] of keys) {
 			const values = base.map(() => null);
 			for (const p of bds[k]) {
 				const i = at.get(p.position);
 				if (i !== undefined && p.warnings !== null)
-					values[i] = (p.by_option || {})[o] || 0;
+					values[i] = (toolOptions(p)[t] || {})[o] || 0;
 			}
-			const arch = archs[k] && archs[k] !== 'x86_64' ? '/' + archs[k] : '';
-			series.push({ label: (r.cc || r.compiler || 'gcc').split(' ')[0] + arch +
-				' ' + o,
-				values: values });
+			const label = t === 'compiler' ? cc + ' ' + o :
+				t + (o === t ? '' : ' ' + o) +
+				(group.length > 1 ? ' (' + cc + ')' : '');
+			series.push({ label: label, values: values });
 		}
 	});
 	if (!series.length)
