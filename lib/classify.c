@@ -265,7 +265,8 @@ static int is_print_call(const struct cls *c, long i)
 	};
 	int print = 0;
 
-	if (t->kind != CTOK_IDENT)
+	/* a call: debugfs_priv->x = v is no report (issue 34, seed 9104) */
+	if (t->kind != CTOK_IDENT || i + 1 >= c->ncode || !punct(c, i + 1, '('))
 		return 0;
 	for (size_t k = 0; k < ARRAY_SIZE(always); k++)
 		if (n >= strlen(always[k]) &&
@@ -274,7 +275,7 @@ static int is_print_call(const struct cls *c, long i)
 	/* dev_err(), netdev_dbg(), drm_warn(), ath10k_dbg(): by the word */
 	for (size_t k = 0; k < ARRAY_SIZE(words) && !print; k++)
 		print = has_part(p, n, words[k]);
-	return print && i + 1 < c->ncode && punct(c, i + 1, '(');
+	return print;
 }
 
 static int says(struct classify_result *out, enum classify_verdict v,
@@ -604,6 +605,37 @@ static int same_seq(const struct cls *c, long i, long j, long n)
 }
 
 /*
+ * Does the member path at I (.a, .b[2].c) end in a plain assignment
+ * before TO?  The struct it names a member of is written, not read.
+ */
+static int member_store(const struct cls *c, long i, long to)
+{
+	int comp = 0;
+
+	while (i + 1 < to) {
+		if (punct(c, i, '.') && T(c, i + 1)->kind == CTOK_IDENT) {
+			i += 2;
+		} else if (punct(c, i, '[')) {
+			int d = 0;
+
+			for (; i < to; i++) {
+				if (punct(c, i, '['))
+					d++;
+				else if (punct(c, i, ']') && --d == 0)
+					break;
+				else if (punct(c, i, '(') ||
+					 (punct(c, i, '=') && d == 1))
+					return 0; /* a call or a store inside */
+			}
+			i++;
+		} else {
+			break;
+		}
+	}
+	return i < to && assign_at(c, i, i, &comp) && !comp;
+}
+
+/*
  * Is the left side S read in [from, to): named there other than as the
  * left side of a plain assignment?
  */
@@ -616,6 +648,10 @@ static long read_at(const struct cls *c, const struct store *s, long from,
 		int comp = 0;
 
 		if (!same_seq(c, i, s->first, n))
+			continue;
+		/* s.f = x stores into the s stored before: no read of it */
+		if (i + n < to && punct(c, i + n, '.') &&
+		    member_store(c, i + n, to))
 			continue;
 		/* a longer path that starts the same: p->a is not p->ab */
 		if (i + n < to &&
@@ -945,6 +981,23 @@ static int is_error_value(const struct cls *c, long i, long last)
 	return 0;
 }
 
+/* A label named for a failure: error, err_free, out_fail, bad, inval. */
+static int error_label(const struct cls *c, long i)
+{
+	const struct ctok *t = T(c, i);
+	const char *p = c->lx.buf + t->start;
+	size_t n = t->end - t->start;
+	static const char *const words[] = { "err", "error", "fail",
+					     "bad", "inval", "einval" };
+
+	if (t->kind != CTOK_IDENT)
+		return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(words); k++)
+		if (has_part(p, n, words[k]))
+			return 1;
+	return 0;
+}
+
 /*
  * Signal 3b: the next case only reports an error or fails (default:
  * dev_err(...); return -EINVAL; or WARN_ON_ONCE(1); break;).  Not an
@@ -968,7 +1021,8 @@ static int reports_error(const struct cls *c, const struct body *b)
 		else if (is(c, f, "break"))
 			return bad;
 		else if (is(c, f, "goto"))
-			return bad;
+			return bad ||
+			       (f + 1 <= s->last && error_label(c, f + 1));
 		else
 			return 0;
 	}
@@ -1406,14 +1460,316 @@ static int uses_stored(const struct cls *c, long afrom, long ato, long bfrom,
 	return 0;
 }
 
+/* ---- counter-signals: what real missing breaks show (issue 34) ---- */
+
+/* The index of the ')' that closes the '(' at I, or -1. */
+static long close_paren(const struct cls *c, long i, long last)
+{
+	int d = 0;
+
+	for (; i <= last; i++) {
+		if (punct(c, i, '('))
+			d++;
+		else if (punct(c, i, ')') && --d == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Does the if statement X have an else of its own? */
+static int has_else(const struct cls *c, const struct stmt *x)
+{
+	int d = 0;
+
+	for (long k = x->first; k <= x->last; k++) {
+		if (punct(c, k, '{') || punct(c, k, '('))
+			d++;
+		else if (punct(c, k, '}') || punct(c, k, ')'))
+			d--;
+		else if (!d && is(c, k, "else"))
+			return 1;
+	}
+	return 0;
+}
+
+/* A constant: a literal, or a name in capitals (EINVAL, OPT_RST). */
+static int is_constant(const struct cls *c, long i)
+{
+	const struct ctok *t = T(c, i);
+
+	if (t->kind != CTOK_IDENT)
+		return t->kind == CTOK_NUMBER || t->kind == CTOK_CHAR ||
+		       t->kind == CTOK_STRING;
+	for (size_t k = t->start; k < t->end; k++)
+		if (islower((unsigned char)c->lx.buf[k]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Both cases open with the same test: if or switch on the same
+ * condition, or on one with a few other constants (if (len != 2)
+ * return; then if (len != 3) return;), and the falling case does more
+ * than that test.  Parallel cases check their own preconditions; a case
+ * meant to fall would not test again what the falling case just tested.
+ * Not a cascade whose cases are each one test (case 16: if (goal == X)
+ * { ...; break; } then case 32: if (goal == X) ...): that is how a
+ * fall-through that tries each size in turn reads.
+ */
+static int same_opening(const struct cls *c, const struct body *a,
+			const struct body *b)
+{
+	const struct stmt *x, *y;
+	long xe, ye, n;
+	int diff = 0;
+
+	if (!b->n || !a->n)
+		return 0;
+	x = &a->s[0];
+	y = &b->s[0];
+	/* one test and nothing else: a cascade, unless both paths work */
+	if (work_count(a) < 2 && !is(c, x->first, "switch") && !has_else(c, x))
+		return 0;
+	if (!((is(c, x->first, "if") && is(c, y->first, "if")) ||
+	      (is(c, x->first, "switch") && is(c, y->first, "switch"))) ||
+	    x->first + 1 > x->last || !punct(c, x->first + 1, '('))
+		return 0;
+	xe = close_paren(c, x->first + 1, x->last);
+	ye = close_paren(c, y->first + 1, y->last);
+	n = xe - x->first;
+	if (xe < 0 || ye < 0 || n != ye - y->first)
+		return 0;
+	for (long k = 2; k < n; k++) {
+		long i = x->first + k, j = y->first + k;
+		enum ctok_kind ki = T(c, i)->kind, kj = T(c, j)->kind;
+
+		if (same_text(c, i, j))
+			continue;
+		if (ki != kj || !is_constant(c, i) || !is_constant(c, j))
+			return 0;
+		diff++;
+	}
+	return diff <= 1 + (n - 2) / 4;
+}
+
+/* Tokens [i, i + n) and [j, j + n) read the same. */
+static int same_run(const struct cls *c, long i, long j, long n)
+{
+	return n > 0 && same_seq(c, i, j, n);
+}
+
+/*
+ * The next case clears the bits the falling case set, or sets the ones
+ * it cleared: x |= M; then x &= ~M;.  Whatever the falling case did to
+ * them is undone.
+ */
+static int undoes(const struct cls *c, const struct body *a,
+		  const struct body *b, char *what, size_t n)
+{
+	for (int i = 0; i < a->n; i++) {
+		const struct stmt *x = &a->s[i];
+		char ox;
+
+		if (x->control || x->op < 0 || x->compound != 1)
+			continue;
+		ox = c->lx.buf[T(c, x->op - 1)->start];
+		if (ox != '|' && ox != '&')
+			continue;
+		for (int j = 0; j < b->n; j++) {
+			const struct stmt *y = &b->s[j];
+			long xf = x->op + 1, xl = x->last - 1;
+			long yf = y->op + 1, yl = y->last - 1;
+			char oy;
+
+			if (y->control || y->exits)
+				break;
+			if (y->op < 0 || y->compound != 1 || !same_lhs(c, x, y))
+				continue;
+			oy = c->lx.buf[T(c, y->op - 1)->start];
+			if (oy == ox || (oy != '|' && oy != '&'))
+				continue;
+			/* the one with '&' negates: ~M or ~(M) */
+			if (ox == '&') {
+				long t;
+
+				t = xf, xf = yf, yf = t;
+				t = xl, xl = yl, yl = t;
+			}
+			if (!punct(c, yf, '~'))
+				continue;
+			yf++;
+			if (punct(c, yf, '(') && close_paren(c, yf, yl) == yl)
+				yf++, yl--;
+			if (punct(c, xf, '(') && close_paren(c, xf, xl) == xl)
+				xf++, xl--;
+			if (xl - xf == yl - yf &&
+			    same_run(c, xf, yf, xl - xf + 1)) {
+				tok_str(what, n, c, x->first, lhs_end(x) - 1);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A statement that is the same every time it runs: a plain call or a
+ * plain store whose right side does not read what it stores, with no
+ * ++ or -- and no compound assignment.
+ */
+static int repeatable(const struct cls *c, const struct stmt *x)
+{
+	if (x->control || x->exits || x->compound || x->last - x->first < 3 ||
+	    is_print_call(c, x->first) || T(c, x->first)->kind != CTOK_IDENT)
+		return 0;
+	for (long k = x->first; k < x->last; k++)
+		if ((punct(c, k, '+') || punct(c, k, '-')) &&
+		    punct(c, k + 1, c->lx.buf[T(c, k)->start]))
+			return 0;
+	if (x->op >= 0)
+		return !lhs_has_effects(c, x) && lhs_base(c, x) >= 0 &&
+		       !mentions(c, x->op + 1, x->last, lhs_base(c, x));
+	return punct(c, x->first + 1, '(');
+}
+
+/*
+ * The next case does one of the falling case's steps again, word for
+ * word (del_timer(&t); then, after the fall, del_timer(&t); again):
+ * falling into it does that step twice.  Also in the case after it when
+ * the next case falls on.  Not when the falling case advances a state:
+ * the same call is then the next step (ret = afs_extract_data(call,
+ * true); in each state), and not when what it reads was stored again in
+ * between (fw = A; ret = load(fw); then fw = B; ret = load(fw);).
+ */
+static int stored_between(const struct cls *c, const struct stmt *x,
+			  const struct body *b, int upto)
+{
+	for (int k = 0; b && k < upto; k++) {
+		long base;
+
+		if (b->s[k].op < 0 || b->s[k].control)
+			continue;
+		base = lhs_base(c, &b->s[k]);
+		if (base >= 0 && mentions(c, x->first, x->last, base))
+			return 1;
+	}
+	return 0;
+}
+
+static int does_again(const struct cls *c, const struct body *a,
+		      const struct body *pre, const struct body *b, char *what,
+		      size_t n)
+{
+	if (!b)
+		return 0;
+	for (int j = 0; j < b->n; j++) {
+		const struct stmt *y = &b->s[j];
+
+		if (y->control || y->exits)
+			break;
+		for (int i = 0; i < a->n; i++) {
+			const struct stmt *x = &a->s[i];
+
+			if (!repeatable(c, x) ||
+			    x->last - x->first != y->last - y->first ||
+			    !same_seq(c, x->first, y->first,
+				      x->last - x->first + 1))
+				continue;
+			/* fw = B; ret = load(fw); after ret = load(fw): new */
+			if (stored_between(c, x, b, j) ||
+			    (pre && stored_between(c, x, pre, pre->n)))
+				continue;
+			tok_str(what, n, c, x->first, x->last - 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The case after the next one, when the next one falls on: a default
+ * that reports an error or fails.  The chain the falling case joins
+ * ends in a failure.
+ */
+static int chain_fails(const struct cls *c, const struct sw *sw)
+{
+	struct body *g;
+	int r;
+
+	if (sw->next < 0 || sw->next + 1 >= sw->n ||
+	    !sw->g[sw->next + 1].is_default)
+		return 0;
+	g = xmalloc(sizeof(*g));
+	cut_body(g, c, sw->g[sw->next + 1].from, sw->g[sw->next + 1].to, 0);
+	r = g->n && reports_error(c, g);
+	free(g);
+	return r;
+}
+
+/*
+ * The next case falls on without naming what the falling case stored
+ * last, and the case after it stores there again before reading it
+ * (ch->state = READY; then p1 = 2; fallthrough; then ch->state =
+ * SILDET;): a dead store through the chain.
+ */
+static int dead_through(const struct cls *c, long afrom, long ato, long bfrom,
+			long bto, const struct body *g, char *what, size_t n)
+{
+	struct store st[MAX_STORES];
+	int ns;
+
+	if (!g || leaves_early(c, afrom, ato, 0))
+		return 0;
+	ns = find_stores(st, c, afrom, ato);
+	for (int i = 0; i < ns; i++) {
+		const struct store *s = &st[i];
+		long len = s->last - s->first + 1;
+
+		if (s->compound || T(c, s->first)->kind != CTOK_IDENT ||
+		    read_at(c, s, s->op + 1, ato) >= 0 ||
+		    mentions(c, bfrom, bto - 1, s->first))
+			continue;
+		for (int j = 0; j < g->n; j++) {
+			const struct stmt *sg = &g->s[j];
+
+			if (sg->control || sg->exits)
+				break;
+			if (sg->op >= 0 && !sg->compound &&
+			    lhs_end(sg) - sg->first == len &&
+			    same_seq(c, sg->first, s->first, len) &&
+			    read_at(c, s, sg->op + 1, sg->last + 1) < 0) {
+				tok_str(what, n, c, s->first, s->last);
+				return 1;
+			}
+			if (read_at(c, s, sg->first, sg->last + 1) >= 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* The body of the group after the next one, or NULL.  Free it. */
+static struct body *group_after(const struct cls *c, const struct sw *sw)
+{
+	struct body *g;
+
+	if (sw->next < 0 || sw->next + 1 >= sw->n)
+		return NULL;
+	g = xmalloc(sizeof(*g));
+	cut_body(g, c, sw->g[sw->next + 1].from, sw->g[sw->next + 1].to, 0);
+	return g;
+}
+
 int classify_fallthrough(struct classify_result *out, const char *src,
 			 size_t len, long warn_line, long here_line)
 {
 	struct cls c;
 	struct body *a = NULL, *b = NULL;
 	struct sw *sw = NULL;
+	struct body *after = NULL;
 	long k, i, from, to;
 	int depth, ret = 0, parallel, sib, is_error_default, fails, again = 0;
+	int counter = 0;
 	const char *intent = NULL;
 	char what[96], miss[160] = "";
 
@@ -1458,10 +1814,13 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	sw = xmalloc(sizeof(*sw));
 	cut_body(a, &c, from, k, 1);
 	cut_body(b, &c, to, i, 0);
-	b->falls_on = b->falls_on && i < c.ncode && !punct(&c, i, '}');
+	/* case X: { ...; break; } leaves too (issue 34, seed 9104) */
+	b->falls_on = b->falls_on && i < c.ncode && !punct(&c, i, '}') &&
+		      !body_leaves(&c, b);
 	if (find_groups(sw, &c, k))
 		sw->n = 0, sw->fall = sw->next = -1;
 	parallel = all_others_leave(sw);
+	after = group_after(&c, sw);
 	sib = a->n ? sibling_work(&c, sw, a) : 0;
 	is_error_default = sw->next >= 0 ? sw->g[sw->next].is_default :
 					   is(&c, k, "default");
@@ -1562,6 +1921,31 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 			 "the next case does this case's last step again "
 			 "with another string");
 		again = 1;
+	} else if (undoes(&c, a, b, what, sizeof(what))) {
+		snprintf(miss, sizeof(miss),
+			 "the next case undoes what this case set in '%s'",
+			 what);
+		counter = 1;
+	} else if (!advances_state(&c, a) &&
+		   (does_again(&c, a, NULL, b, what, sizeof(what)) ||
+		    (b->falls_on &&
+		     does_again(&c, a, b, after, what, sizeof(what))))) {
+		snprintf(miss, sizeof(miss),
+			 "the next case does '%s' again, word for word", what);
+		counter = 1;
+	} else if (b->falls_on && dead_through(&c, from, k, to, i, after, what,
+					       sizeof(what))) {
+		snprintf(miss, sizeof(miss),
+			 "the case after the next stores to '%s' unread", what);
+		counter = 1;
+	} else if (same_opening(&c, a, b)) {
+		snprintf(miss, sizeof(miss),
+			 "the next case opens with this case's test again");
+		counter = 1;
+	} else if ((b->falls_on || body_marked(&c, b)) && chain_fails(&c, sw)) {
+		snprintf(miss, sizeof(miss),
+			 "the next case falls on into a default that fails");
+		counter = 1;
 	}
 
 	if (intent && !*miss)
@@ -1569,9 +1953,9 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 	else if (intent)
 		says(out, CLASSIFY_UNSURE, "the evidence disagrees: %s; but %s",
 		     intent, miss);
-	else if (*miss && !fails && !again)
+	else if (*miss && !fails && !again && !counter)
 		says(out, CLASSIFY_MISSING_BREAK, "%s", miss);
-	else if (again)
+	else if (again || counter)
 		says(out, CLASSIFY_UNSURE, "%s: read both cases", miss);
 	else if (fails)
 		says(out, CLASSIFY_UNSURE,
@@ -1586,6 +1970,7 @@ int classify_fallthrough(struct classify_result *out, const char *src,
 		     "no evidence either way%s: read both cases",
 		     parallel ? " (every other case breaks)" : "");
 out:
+	free(after);
 	free(sw);
 	free(a);
 	free(b);

@@ -27,7 +27,11 @@
  * value.  Not evidence of intent (issue 34, measured on real bugs): a
  * case that breaks or returns on one path, or only checks, then falls;
  * falling into a case that fails, or into one that does the falling
- * case's last step again with another string, is evidence against it.
+ * case's last step again with another string, is evidence against it;
+ * so is a next case that clears the bits the falling case set, does one
+ * of its steps again word for word, opens with its test again (with
+ * other constants), or, through a chain, stores again what it stored or
+ * ends in a default that fails (issue 34, development seed 9104).
  * When signs of intent meet any sign of a missing break, the evidence
  * disagrees and the verdict is "unsure", naming both.
  *

@@ -456,6 +456,176 @@ static const struct ccase cases[] = {
 	  "\t\tupdate(&reg);\n"
 	  "\t\tbreak;\n\t}\n}\n",
 	  CLASSIFY_INTENDED },
+	/*
+	 * Issue 34, the development seed 9104's deleted breaks that were
+	 * called intended (bugs by construction), and two of its markers.
+	 */
+	{ "the next case clears the bit this case set: unsure, not intended "
+	  "(r819xU_phy)",
+	  "static void f(struct net_device *dev, int bw)\n{\n"
+	  "\tu8 op;\n\n"
+	  "\tread_nic_byte(dev, BW_OPMODE, &op);\n"
+	  "\tswitch (bw) {\n"
+	  "\tcase HT_CHANNEL_WIDTH_20:\n"
+	  "\t\top |= BW_OPMODE_20MHZ;\n"
+	  "\t\twrite_nic_byte(dev, BW_OPMODE, op); /*W*/\n"
+	  "\tcase HT_CHANNEL_WIDTH_20_40: /*H*/\n"
+	  "\t\top &= ~BW_OPMODE_20MHZ;\n"
+	  "\t\twrite_nic_byte(dev, BW_OPMODE, op);\n"
+	  "\t\tbreak;\n"
+	  "\tdefault:\n\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "the chain does this case's call again, word for word: unsure "
+	  "(bfa_ioc)",
+	  "static void f(struct bfa_iocpf *iocpf, int event)\n{\n"
+	  "\tswitch (event) {\n"
+	  "\tcase IOCPF_E_FWRSP_DISABLE:\n"
+	  "\t\tdel_timer(&ioc->iocpf_timer);\n"
+	  "\t\tset_state(iocpf, sm_disabling_sync); /*W*/\n"
+	  "\tcase IOCPF_E_FAIL: /*H*/\n"
+	  "\t\tdel_timer(&ioc->iocpf_timer);\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase IOCPF_E_TIMEOUT:\n"
+	  "\t\tset_fwstate(ioc, BFI_IOC_FAIL);\n"
+	  "\t\tset_state(iocpf, sm_disabling_sync);\n"
+	  "\t\tbreak;\n"
+	  "\tcase IOCPF_E_FWRSP_ENABLE:\n\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "the same call, but on what the next case stored first: a "
+	  "cascade, intended (lmedm04, seed 20261203)",
+	  "static int f(int tuner)\n{\n"
+	  "\tswitch (tuner) {\n"
+	  "\tcase TUNER_S7395:\n"
+	  "\t\tname = fw_s7395;\n"
+	  "\t\tret = request_firmware(&fw, name, dev);\n"
+	  "\t\tif (ret == 0)\n\t\t\tbreak; /*W*/\n"
+	  "\tcase TUNER_LG: /*H*/\n"
+	  "\t\tname = fw_lg;\n"
+	  "\t\tret = request_firmware(&fw, name, dev);\n"
+	  "\t\tif (ret == 0)\n\t\t\tbreak;\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase TUNER_S0194:\n"
+	  "\t\tname = fw_s0194;\n"
+	  "\t\tret = request_firmware(&fw, name, dev);\n"
+	  "\t\tbreak;\n\t}\n\treturn ret;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "the next case opens with this case's check, another constant: "
+	  "unsure, not intended (hpsa)",
+	  "static int f(struct dev *dev, struct map *map)\n{\n"
+	  "\tswitch (dev->raid_level) {\n"
+	  "\tcase HPSA_RAID_0:\n\t\tbreak;\n"
+	  "\tcase HPSA_RAID_1:\n"
+	  "\t\tif (le16_to_cpu(map->count) != 2) {\n"
+	  "\t\t\tturn_off(dev);\n"
+	  "\t\t\treturn IO_ACCEL_INELIGIBLE;\n\t\t}\n"
+	  "\t\tif (dev->mirror)\n"
+	  "\t\t\tidx += le16_to_cpu(map->disks);\n"
+	  "\t\tdev->mirror = !dev->mirror; /*W*/\n"
+	  "\tcase HPSA_RAID_ADM: /*H*/\n"
+	  "\t\tif (le16_to_cpu(map->count) != 3) {\n"
+	  "\t\t\tturn_off(dev);\n"
+	  "\t\t\treturn IO_ACCEL_INELIGIBLE;\n\t\t}\n"
+	  "\t\tmirror = dev->mirror;\n"
+	  "\t\thelper(map, mirror, &idx);\n"
+	  "\t\tbreak;\n\t}\n\treturn idx;\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "each case one test that breaks: a cascade, the same test is no "
+	  "sign (tg3, a marker)",
+	  "static u32 f(int size, int goal)\n{\n"
+	  "\tswitch (size) {\n"
+	  "\tcase 16:\n"
+	  "\t\tif (goal == BOUNDARY_SINGLE) {\n"
+	  "\t\t\tval |= BNDRY_16;\n\t\t\tbreak;\n\t\t} /*W*/\n"
+	  "\tcase 32: /*H*/\n"
+	  "\t\tif (goal == BOUNDARY_SINGLE) {\n"
+	  "\t\t\tval |= BNDRY_32;\n\t\t\tbreak;\n\t\t}\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase 64:\n"
+	  "\t\tval |= BNDRY_64;\n"
+	  "\t\tbreak;\n\t}\n\treturn val;\n}\n",
+	  CLASSIFY_INTENDED },
+	{ "the next case writes the fields of the struct this case stored: "
+	  "no read of it (vsp1_rwpf)",
+	  "static int f(struct sel *sel)\n{\n"
+	  "\tswitch (sel->target) {\n"
+	  "\tcase V4L2_SEL_TGT_CROP:\n"
+	  "\t\tsel->r = *get_crop(rwpf, config); /*W*/\n"
+	  "\tcase V4L2_SEL_TGT_CROP_BOUNDS: /*H*/\n"
+	  "\t\tformat = get_format(rwpf, config);\n"
+	  "\t\tsel->r.left = 0;\n"
+	  "\t\tsel->r.top = 0;\n"
+	  "\t\tsel->r.width = format->width;\n"
+	  "\t\tsel->r.height = format->height;\n"
+	  "\t\tbreak;\n"
+	  "\tdefault:\n\t\tret = -EINVAL;\n\t\tbreak;\n\t}\n"
+	  "\treturn ret;\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "a next case in braces that ends in break does not fall on: no "
+	  "chain (mptbase)",
+	  "static void f(int event)\n{\n"
+	  "\tswitch (event) {\n"
+	  "\tcase MPI_EVENT_ON_BUS_TIMER_EXPIRED:\n"
+	  "\t\tds = \"Bus Timer Expired\"; /*W*/\n"
+	  "\tcase MPI_EVENT_QUEUE_FULL: /*H*/\n"
+	  "\t{\n"
+	  "\t\tu16 depth = (u16)(data >> 16);\n\n"
+	  "\t\tsnprintf(str, SZ, \"Queue Full: depth=%d\", depth);\n"
+	  "\t\tbreak;\n"
+	  "\t}\n"
+	  "\tcase MPI_EVENT_SAS_SES:\n"
+	  "\t\tds = \"SAS SES Event\";\n\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "a store to a field named debugfs_priv is no report (rtw89)",
+	  "static int f(int sel)\n{\n"
+	  "\tswitch (sel) {\n"
+	  "\tcase 2:\n"
+	  "\t\tdebugfs_priv->en.dmac_dbg = enable; /*W*/\n"
+	  "\tcase 3: /*H*/\n"
+	  "\t\tdebugfs_priv->en.cmac_dbg = enable;\n"
+	  "\t\tbreak;\n"
+	  "\tdefault:\n\t\treturn -EINVAL;\n\t}\n\treturn 0;\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "the case after the next one stores the state again: unsure, not "
+	  "intended (mISDNisar)",
+	  "static void f(struct isar_ch *ch)\n{\n"
+	  "\tswitch (ch->newcmd) {\n"
+	  "\tcase 0:\n"
+	  "\t\tch->state = STFAX_READY; /*W*/\n"
+	  "\tcase PCTRL_CMD_FTM: /*H*/\n"
+	  "\t\tp1 = 2;\n"
+	  "\t\tfallthrough;\n"
+	  "\tcase PCTRL_CMD_FTH:\n"
+	  "\t\tsend_mbox(ch->is, PUMPCTRL, CMD_SILON, 1, &p1);\n"
+	  "\t\tch->state = STFAX_SILDET;\n"
+	  "\t\tbreak;\n\t}\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "a chain that ends in a default that fails: unsure (ftm-initiator)",
+	  "static int f(int width)\n{\n"
+	  "\tswitch (width) {\n"
+	  "\tcase WIDTH_40:\n"
+	  "\t\t*bw = FORMAT_HT;\n\t\tbreak;\n"
+	  "\tcase WIDTH_80:\n"
+	  "\t\t*bw = FORMAT_VHT;\n"
+	  "\t\t*bw |= BW_80MHZ << BW_POS; /*W*/\n"
+	  "\tcase WIDTH_160: /*H*/\n"
+	  "\t\tver = lookup_cmd_ver(fw, RANGE_REQ_CMD);\n"
+	  "\t\tif (ver >= 13) {\n"
+	  "\t\t\t*bw = FORMAT_HE;\n\t\t\tbreak;\n\t\t}\n"
+	  "\t\tfallthrough;\n"
+	  "\tdefault:\n"
+	  "\t\tIWL_ERR(mvm, \"Unsupported BW (%d)\\n\", width);\n"
+	  "\t\treturn -EINVAL;\n\t}\n\treturn 0;\n}\n",
+	  CLASSIFY_UNSURE },
+	{ "only reports, then a default that jumps to error: unsure "
+	  "(isp1362)",
+	  "static int f(int value)\n{\n"
+	  "\tswitch (value) {\n"
+	  "\tcase C_HUB_OVER_CURRENT:\n"
+	  "\tcase C_HUB_LOCAL_POWER:\n"
+	  "\t\tDBG(0, \"C_HUB_OVER_CURRENT or C_HUB_LOCAL_POWER\\n\"); /*W*/\n"
+	  "\tdefault: /*H*/\n"
+	  "\t\tgoto error;\n\t}\n\treturn 0;\nerror:\n\treturn -EPIPE;\n}\n",
+	  CLASSIFY_UNSURE },
 };
 
 static long line_of(const char *src, const char *mark)
