@@ -47,6 +47,7 @@ qemu-system-arm qemu-system-arm
 busybox busybox-static
 ccache ccache
 redis-server redis-server
+redis-cli redis-tools
 distcc distcc
 distccd distcc
 distcc-pump distcc-pump

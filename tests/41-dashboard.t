@@ -451,17 +451,17 @@ b=$(jq -r --argjson r "$RUN" '.commits as $c | .rows[] | .name as $n |
 	[ "$(count '<td class="num cell[^"]*" data-count="0">0</td>')" = \
 	  "$(jq '[.rows[].counts[] | select(. == 0)] | length' "$tmp/ser.json")" ]
 ok $? "over time: each count links to its row's warnings at its commit, a zero to none ($(echo "$a" | wc -l) links)"
-read -r tipc lastc lastid < <(jq -r '.commits as $c | .rows[] |
+read -r tip_count last_count lastid < <(jq -r '.commits as $c | .rows[] |
 	select(.name == "FIREWIRE SUBSYSTEM") | .counts as $n |
 	([range(0; $n | length)] | map(select($n[.] > 0)) | last) as $i |
 	"\($n[-1]) \($n[$i]) \($c[$i].id)"' "$tmp/ser.json")
 h=$(grep -o '<td class="name"><a href="[^"]*" class="cut" title="FIREWIRE SUBSYSTEM"' "$tmp/dom" |
 	sed 's/.*href="\([^"]*\)".*/\1/')
-[ "$tipc" = 0 ] && [ "$h" = "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$lastid" ]
+[ "$tip_count" = 0 ] && [ "$h" = "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$lastid" ]
 ok $? "a subsystem fixed at the tip: its row leads to its last commit with warnings ($h)"
 dom "$h"
-[ "$(count '<tr><td><span class="badge')" = "$lastc" ]
-ok $? "and that page lists its $lastc warnings there"
+[ "$(count '<tr><td><span class="badge')" = "$last_count" ]
+ok $? "and that page lists its $last_count warnings there"
 dom "#/subsystem/$RUN/FIREWIRE%20SUBSYSTEM?commit=$C1"
 c=$(count '<span class="badge [a-z_]*">')
 [ "$c" = "$(api "/api/runs/$RUN/series" | jq '.rows[] | select(.name == "FIREWIRE SUBSYSTEM") | .counts[0]')" ]
