@@ -3,7 +3,9 @@
  * kwarn report --format sarif: the run as a SARIF 2.1.0 log (OASIS), the
  * format code-scanning tools and editors read.  One SARIF run per built
  * point with the compiler (gcc or clang) as tool.driver and one rule per
- * -W option; each warning is a result with its place relative to the
+ * -W option, and beside it one run per other kbuild tool that said
+ * something at that point (sparse, kernel-doc, objtool, ...: SARIF's run
+ * is one tool's analysis), that tool as its driver; each warning is a result with its place relative to the
  * tree's root (uriBaseId SRCROOT: "./" of REPOROOT, the checkout or
  * unpacked source wherever the reader has it, so that nothing names this
  * machine), its notes as relatedLocations, its function as a
@@ -21,6 +23,7 @@
 
 #include "db.h"
 #include "kwarn.h"
+#include "parse.h"
 #include "query.h"
 #include "report-out.h"
 #include "util.h"
@@ -314,40 +317,82 @@ static int is_clang(json_t *build)
 	return strstr(report_str(build, "compiler"), "clang") != NULL;
 }
 
-static json_t *sarif_run(json_t *e, json_t *info, json_t *build)
+/* Where a kbuild tool other than the compiler is documented, or NULL. */
+static const char *tool_uri(const char *tool)
 {
-	json_t *run = json_object(), *driver = json_object(), *tool;
+	static const char *const uris[][2] = {
+		{ "sparse", "https://sparse.docs.kernel.org/" },
+		{ "kernel-doc",
+		  "https://docs.kernel.org/doc-guide/kernel-doc.html" },
+		{ "objtool", "https://docs.kernel.org/dev-tools/objtool.html" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(uris); i++)
+		if (!strcmp(uris[i][0], tool))
+			return uris[i][1];
+	return NULL;
+}
+
+/* Does W count at point E of TOOL's run: measured, and said by TOOL? */
+static int in_run(json_t *w, const char *tool)
+{
+	return strcmp(report_str(w, "state"), "not_built") &&
+	       !strcmp(diag_tool_of(report_str(w, "kind")), tool);
+}
+
+/*
+ * The SARIF run of TOOL ("compiler": gcc or clang, the build's own) at
+ * point E: its results, and the rules they name.
+ */
+static json_t *sarif_run(json_t *e, json_t *info, json_t *build,
+			 const char *tool)
+{
+	json_t *run = json_object(), *driver = json_object(), *tj;
 	json_t *rules = json_array(), *index = json_object();
 	json_t *results = json_array(), *w, *bases, *root, *props;
 	const char *compiler = report_str(build, "compiler");
 	int base = json_integer_value(json_object_get(e, "position")) == 0;
+	int cc = !strcmp(tool, "compiler");
 	char *id, *desc;
 	size_t i;
 
-	json_object_set_new(driver, "name",
-			    json_string(is_clang(build) ? "clang" : "gcc"));
-	if (*compiler) {
-		json_object_set_new(driver, "fullName", json_string(compiler));
-		json_object_set_new(driver, "version", version_of(compiler));
+	if (cc) {
+		json_object_set_new(driver, "name",
+				    json_string(is_clang(build) ? "clang" :
+								  "gcc"));
+		if (*compiler) {
+			json_object_set_new(driver, "fullName",
+					    json_string(compiler));
+			json_object_set_new(driver, "version",
+					    version_of(compiler));
+		}
+		json_object_set_new(
+			driver, "informationUri",
+			json_string(is_clang(build) ?
+					    "https://clang.llvm.org/" :
+					    "https://gcc.gnu.org/"));
+	} else {
+		json_object_set_new(driver, "name", json_string(tool));
+		if (tool_uri(tool))
+			json_object_set_new(driver, "informationUri",
+					    json_string(tool_uri(tool)));
 	}
-	json_object_set_new(driver, "informationUri",
-			    json_string(is_clang(build) ?
-						"https://clang.llvm.org/" :
-						"https://gcc.gnu.org/"));
 	json_array_foreach(json_object_get(e, "warnings_list"), i, w) {
-		if (!strcmp(report_str(w, "state"), "not_built"))
+		if (!in_run(w, tool))
 			continue;
 		json_array_append_new(results, result_of(w, rules, index, base,
 							 is_clang(build)));
 	}
 	json_decref(index);
 	json_object_set_new(driver, "rules", rules);
-	tool = json_object();
-	json_object_set_new(tool, "driver", driver);
-	json_object_set_new(run, "tool", tool);
-	id = xstrfmt("kwarn/run-%lld/point-%lld/",
+	tj = json_object();
+	json_object_set_new(tj, "driver", driver);
+	json_object_set_new(run, "tool", tj);
+	/* the compiler's category as before; each other tool its own */
+	id = xstrfmt("kwarn/run-%lld/point-%lld/%s%s",
 		     json_integer_value(json_object_get(info, "run")),
-		     json_integer_value(json_object_get(e, "position")));
+		     json_integer_value(json_object_get(e, "position")),
+		     cc ? "" : tool, cc ? "" : "/");
 	json_object_set_new(run, "automationDetails",
 			    json_pack("{s:s}", "id", id));
 	free(id);
@@ -412,7 +457,24 @@ int report_sarif(FILE *fp, sqlite3 *db, long long run_id)
 			json_decref(runs);
 			goto out;
 		}
-		json_array_append_new(runs, sarif_run(e, info, build));
+		json_array_append_new(runs,
+				      sarif_run(e, info, build, "compiler"));
+		for (size_t k = 0; diag_tools[k]; k++) {
+			json_t *w;
+			size_t j;
+
+			if (!strcmp(diag_tools[k], "compiler"))
+				continue;
+			json_array_foreach(json_object_get(e, "warnings_list"),
+					   j, w)
+				if (in_run(w, diag_tools[k]))
+					break;
+			if (j < json_array_size(
+					json_object_get(e, "warnings_list")))
+				json_array_append_new(runs,
+						      sarif_run(e, info, build,
+								diag_tools[k]));
+		}
 		json_decref(build);
 	}
 	log = json_object();

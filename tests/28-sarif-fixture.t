@@ -146,6 +146,26 @@ check "the fix applied: gcc warns no more ($(grep -c 'warning:' "$mb/log") -> $(
 	"$(grep -c 'warning:' "$mb/log2")" = 0
 sed -n 7,9p "$mb/src/drivers/mb/mb.c" | sed 's/^/# /'
 
+# a real make log of a C=1 build (gcc 12 and sparse, tests/data/sparse/
+# regen): sparse's lines are a run of their own, sparse its driver, beside
+# the compiler's run of the same point
+"$KWARN" ingest --db "$tmp/sp.db" --tree sp --commit c1 \
+	tests/data/sparse/make/c1.log >/dev/null 2>&1
+"$KWARN" report --db "$tmp/sp.db" --format sarif >"$tmp/sp.sarif" 2>&1
+nsp=$(sqlite3 "$tmp/sp.db" "SELECT COUNT(DISTINCT identity_id) FROM diagnostics WHERE kind = 'sparse'" 2>/dev/null)
+ncc=$(sqlite3 "$tmp/sp.db" "SELECT COUNT(DISTINCT identity_id) FROM diagnostics WHERE kind <> 'sparse'" 2>/dev/null)
+check "sparse: the log has both tools' lines ($nsp sparse, $ncc compiler)" \
+	test "${nsp:-0}" -gt 0 -a "${ncc:-0}" -gt 0
+check "sparse: two runs for the one point, gcc's then sparse's" \
+	test "$(jq -c '[.runs[].tool.driver.name]' "$tmp/sp.sarif")" = '["gcc","sparse"]'
+check "sparse: every sparse result in sparse's run ($nsp)" \
+	test "$(jq '[.runs[] | select(.tool.driver.name == "sparse") | .results[]] | length' "$tmp/sp.sarif")" = "$nsp"
+check "sparse: the compiler's run has the compiler's results only ($ncc)" \
+	test "$(jq '[.runs[] | select(.tool.driver.name == "gcc") | .results[] | select(.ruleId != "sparse")] | length' "$tmp/sp.sarif")" = "$ncc" -a \
+	"$(jq '.runs[0].results | length' "$tmp/sp.sarif")" = "$ncc"
+check "sparse: its own category (automationDetails)" \
+	test "$(jq -r '.runs[1].automationDetails.id' "$tmp/sp.sarif")" = kwarn/run-1/point-0/sparse/
+
 # the published schema and Microsoft's validator, as tests/28 runs them;
 # each shown first to reject a broken copy of what this test checks
 multitool=${KWARN_SARIF_MULTITOOL:-/usr/local/lib/kwarn-npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool}
@@ -176,7 +196,7 @@ jq '.runs[0].results[0].fixes[0].artifactChanges[0].replacements[0].deletedRegio
 schema_check "$tmp/bad-fix.sarif" >"$tmp/schema.bad" 2>&1
 check "schema check ($schema) rejects a fix at line 0" \
 	grep -q 'startLine' "$tmp/schema.bad"
-for f in fx mb; do
+for f in fx mb sp; do
 	schema_check "$tmp/$f.sarif" >"$tmp/schema.err" 2>&1
 	ok $? "$f: SARIF validates against the published 2.1.0 schema"
 	sed 's/^/# /' "$tmp/schema.err"
@@ -187,7 +207,7 @@ check "sarif-multitool reports a SRCROOT without its slash" \
 	grep -q '^SARIF1004: ' "$tmp/mt.bad1"
 check "sarif-multitool reports a SRCROOT absolute on REPOROOT" \
 	grep -q '^SARIF1004: ' "$tmp/mt.bad2"
-for f in fx mb; do
+for f in fx mb sp; do
 	multitool_errors "$tmp/$f.sarif" >"$tmp/mt.err"
 	rc=$?
 	test "$rc" = 0 && test ! -s "$tmp/mt.err"
