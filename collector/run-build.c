@@ -61,7 +61,7 @@ static char *objects_count_path(struct run *r, struct cell *c)
 
 	util_sha256_hex(key, c->config_name, strlen(c->config_name));
 	return xstrfmt("%s/builds/%s-%.12s.objects", util_cache_dir(),
-		       strrchr(r->tree->dir, '/') + 1, key);
+		       strrchr(r->tree->work, '/') + 1, key);
 }
 
 /* Remember how many objects this build directory has captured. */

@@ -322,8 +322,9 @@ static int finish_run(struct run *r, struct cell *c, const char *status,
 }
 
 /*
- * Cell C's build directory, one per tree, config and compiler (made and
- * locked), and the flags its builds record.  Returns 0 or -1.
+ * Cell C's build directory, one per work tree (every upload of a tarball
+ * name shares one), config and compiler (made and locked), and the flags
+ * its builds record.  Returns 0 or -1.
  */
 static int cell_prepare(struct run *r, struct cell *c)
 {
@@ -351,7 +352,7 @@ static int cell_prepare(struct run *r, struct cell *c)
 	util_sha256_hex(cfg_key, key.buf, key.len);
 	strbuf_release(&key);
 	c->build_dir = xstrfmt("%s/builds/%s-%.12s", util_cache_dir(),
-			       strrchr(r->tree->dir, '/') + 1, cfg_key);
+			       strrchr(r->tree->work, '/') + 1, cfg_key);
 	c->kdir = xstrfmt("%s/.kwarn", c->build_dir);
 	cap = xstrfmt("%s/capture", c->kdir);
 	last = xstrfmt("%s/last", c->kdir);

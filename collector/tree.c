@@ -82,6 +82,7 @@ void tree_free(struct tree *t)
 	free(t->source);
 	free(t->sha256);
 	free(t->dir);
+	free(t->work);
 	free(t->src);
 	free(t);
 }
@@ -250,8 +251,9 @@ static int add_tree(git_index *index, const char *dir, const char *rel)
 	return ret;
 }
 
-/* Import the work tree of T as its base commit. */
-static int import_worktree(struct tree *t)
+/* Import the files under FILES (T's work tree, or an upload's unpacked
+   files) as T's base commit. */
+static int import_worktree(struct tree *t, const char *files)
 {
 	git_repository_init_options opts;
 	git_index *index = NULL;
@@ -267,22 +269,22 @@ static int import_worktree(struct tree *t)
 					 GIT_REPOSITORY_INIT_OPTIONS_VERSION);
 	opts.flags = GIT_REPOSITORY_INIT_MKPATH |
 		     GIT_REPOSITORY_INIT_NO_DOTGIT_DIR;
-	opts.workdir_path = t->src;
+	opts.workdir_path = files;
 	if (git_repository_init_ext(&t->repo, gitdir, &opts)) {
 		git_fail("cannot create repository");
 		goto out;
 	}
 	/* no gitlink in the tree: the kernel's setlocalversion would see it */
-	unlink(dotgit = xstrfmt("%s/.git", t->src));
+	unlink(dotgit = xstrfmt("%s/.git", files));
 	if (git_repository_index(&index, t->repo) ||
-	    add_tree(index, t->src, "") || git_index_write(index) ||
+	    add_tree(index, files, "") || git_index_write(index) ||
 	    git_index_write_tree(&tree_oid, index)) {
 		git_fail("cannot import the tree");
 		goto out;
 	}
 	/* a fixed author and the date of the tree's Makefile: same id
 	   on every machine */
-	mk = xstrfmt("%s/Makefile", t->src);
+	mk = xstrfmt("%s/Makefile", files);
 	if (stat(mk, &st))
 		st.st_mtime = 0;
 	msg = xstrfmt("Import %s %s\n", t->name, t->version ? t->version : "");
@@ -316,8 +318,11 @@ static int open_cached(struct tree *t, const char *marker)
 
 	if (read_oid_file(&t->base, marker))
 		goto out;
+	/* bare: its work tree is ours to say, whatever core.worktree says */
 	if (git_repository_open_ext(&t->repo, gitdir,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+				    GIT_REPOSITORY_OPEN_NO_SEARCH |
+					    GIT_REPOSITORY_OPEN_BARE,
+				    NULL)) {
 		git_fail("cannot open the cached tree");
 		goto out;
 	}
@@ -340,54 +345,19 @@ out:
 	return ret;
 }
 
-int tree_open_cached(struct tree **out, const char *name, const char *source,
-		     const char *sha256)
-{
-	struct tree *t = xcalloc(1, sizeof(*t));
-	char *marker = NULL;
-	int ret = -1;
-
-	*out = NULL;
-	tree_init_lib();
-	t->kind = xstrdup("tarball");
-	t->name = xstrdup(name);
-	t->source = xstrdup(source);
-	t->sha256 = xstrdup(sha256);
-	t->dir = xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), name, sha256);
-	t->src = xstrfmt("%s/src", t->dir);
-	marker = xstrfmt("%s/imported", t->dir);
-	if (access(marker, R_OK)) {
-		error("%s (%.12s) is no longer in the cache '%s'", name, sha256,
-		      t->dir);
-		goto out;
-	}
-	t->lockfd = tree_lock(t->dir);
-	if (t->lockfd < 0 || open_cached(t, marker))
-		goto out;
-	t->version = kernel_version(t->src);
-	*out = t;
-	t = NULL;
-	ret = 0;
-out:
-	if (t)
-		tree_free(t);
-	free(marker);
-	return ret;
-}
-
 /*
- * A tree imported again (its cache entry gone or half made) has its files
- * with the dates the tarball or directory gave them, older than every
- * object of the build directories an earlier import of it left, whatever
- * point those objects were built at: make would keep them, and kwarn
- * would carry their warnings.  Remove those build directories
- * ($KWARN_CACHE/builds/<tree entry>-<12 hex digits>): the next build of
- * the tree starts from its sources.
+ * A work tree made again from a tarball or directory has its files with
+ * the dates the tarball or directory gave them, older than every object
+ * of the build directories an earlier work tree left, whatever point those
+ * objects were built at: make would keep them, and kwarn would carry their
+ * warnings.  Remove the build directories of the work tree entry WORK
+ * ($KWARN_CACHE/builds/<entry>-<12 hex digits>): the next build starts
+ * from its sources.
  */
-static void drop_stale_builds(const struct tree *t)
+static void drop_stale_builds(const char *work)
 {
 	char *builds = xstrfmt("%s/builds", util_cache_dir());
-	const char *entry = strrchr(t->dir, '/') + 1;
+	const char *entry = strrchr(work, '/') + 1;
 	size_t len = strlen(entry);
 	struct dirent *de;
 	DIR *d = opendir(builds);
@@ -414,10 +384,393 @@ static void drop_stale_builds(const struct tree *t)
 	free(builds);
 }
 
+/* Is the directory entry ENT "NAME-" and 12 hex digits? */
+static int is_upload_entry(const char *ent, const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(ent, name, len) && ent[len] == '-' &&
+	       strlen(ent + len + 1) == 12 &&
+	       strspn(ent + len + 1, "0123456789abcdef") == 12;
+}
+
+/*
+ * The entry (a new string, NULL if none) of the upload of NAME imported
+ * first into a cache from before uploads shared a work tree: the one with
+ * a work tree of its own and the oldest import.
+ */
+static char *first_upload(const char *name)
+{
+	char *trees = xstrfmt("%s/trees", util_cache_dir()), *best = NULL;
+	time_t best_t = 0;
+	struct dirent *de;
+	DIR *d = opendir(trees);
+
+	while (d && (de = readdir(d)) != NULL) {
+		char *marker, *src, *kind;
+		struct stat st;
+
+		if (!is_upload_entry(de->d_name, name))
+			continue;
+		marker = xstrfmt("%s/%s/imported", trees, de->d_name);
+		src = xstrfmt("%s/%s/src", trees, de->d_name);
+		kind = xstrfmt("%s/%s/kind", trees, de->d_name);
+		/* a directory tree of the same name is not an upload */
+		if (!stat(marker, &st) && util_is_dir(src) &&
+		    access(kind, F_OK) && (!best || st.st_mtime < best_t)) {
+			free(best);
+			best = xstrdup(de->d_name);
+			best_t = st.st_mtime;
+		}
+		free(marker);
+		free(src);
+		free(kind);
+	}
+	if (d)
+		closedir(d);
+	free(trees);
+	return best;
+}
+
+/*
+ * The work tree entry of the tarballs called NAME, a new string:
+ * trees/NAME, or in a cache from before uploads shared a work tree, the
+ * entry of its first upload, named by trees/NAME.worktree (written here
+ * the first time), so that the build directories and the compiler cache
+ * of that work tree stay warm.
+ */
+static char *name_work(const char *name)
+{
+	const char *cache = util_cache_dir();
+	char *ptr = xstrfmt("%s/trees/%s.worktree", cache, name);
+	char *buf = NULL, *work = NULL, *old;
+
+	if (!access(ptr, R_OK) &&
+	    !util_read_file(&buf, NULL, ptr, CAP_SMALL_FILE)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (is_upload_entry(buf, name))
+			work = xstrfmt("%s/trees/%s", cache, buf);
+	}
+	free(buf);
+	if (!work) {
+		work = xstrfmt("%s/trees/%s", cache, name);
+		if (!util_is_dir(work) && (old = first_upload(name))) {
+			/* its own index describes its work tree: the owner */
+			char *line = xstrfmt("%s\n", old);
+			char *owner = xstrfmt("%s/trees/%s/owner", cache, old);
+
+			if (!util_write_file(owner, line, strlen(line)) &&
+			    !util_write_file(ptr, line, strlen(line))) {
+				free(work);
+				work = xstrfmt("%s/trees/%s", cache, old);
+			}
+			free(line);
+			free(owner);
+			free(old);
+		}
+	}
+	free(ptr);
+	return work;
+}
+
+/* T, a tarball tree NAME-SHA: its entry, and the work tree of NAME. */
+static void tarball_paths(struct tree *t, const char *sha256)
+{
+	t->dir =
+		xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), t->name, sha256);
+	t->work = name_work(t->name);
+	t->src = xstrfmt("%s/src", t->work);
+}
+
+/* Say in T's repository that its work tree is T->src. */
+static int set_workdir(struct tree *t)
+{
+	const char *wd = git_repository_workdir(t->repo);
+	size_t len = strlen(t->src);
+	git_config *cfg = NULL;
+	int ret = 0;
+
+	/* not twice to the same: libgit2 1.5 leaks the path it replaces */
+	if ((!wd || strncmp(wd, t->src, len) || strcmp(wd + len, "/")) &&
+	    git_repository_set_workdir(t->repo, t->src, 0))
+		return git_fail("cannot set the work tree");
+	if (git_repository_config(&cfg, t->repo) ||
+	    git_config_set_string(cfg, "core.worktree", t->src))
+		ret = git_fail("cannot set the work tree");
+	git_config_free(cfg);
+	return ret;
+}
+
+/* WORK/owner of T: which upload's index describes the work tree (T's,
+   or with ME NULL, none). */
+static int set_owner(struct tree *t, const char *me)
+{
+	char *opath = xstrfmt("%s/owner", t->work), *line = NULL;
+	int ret = 0;
+
+	if (me) {
+		line = xstrfmt("%s\n", me);
+		ret = util_write_file(opath, line, strlen(line));
+	} else if (unlink(opath) && errno != ENOENT) {
+		ret = error("cannot remove '%s': %s", opath, strerror(errno));
+	}
+	free(opath);
+	free(line);
+	return ret;
+}
+
+/* Does WORK/owner name T? */
+static int is_owner(struct tree *t)
+{
+	char *opath = xstrfmt("%s/owner", t->work), *owner = NULL;
+	int ret = 0;
+
+	if (!access(opath, R_OK) &&
+	    !util_read_file(&owner, NULL, opath, CAP_SMALL_FILE)) {
+		owner[strcspn(owner, "\n")] = '\0';
+		ret = !strcmp(owner, strrchr(t->dir, '/') + 1);
+	}
+	free(opath);
+	free(owner);
+	return ret;
+}
+
+/*
+ * Make the shared work tree of a tarball tree T hold T's HEAD when
+ * another upload of the name (or nothing known) wrote it last; WORK/owner
+ * names the upload whose index describes it.  That index, stat data and
+ * all, copied as T's own, is the baseline of a checkout that writes only
+ * the files that differ between the uploads, with new dates: make then
+ * rebuilds what they change and nothing else.  With no such index (the
+ * owner gone, a sync cut short), the work tree is written again whole and
+ * the name's build directories are dropped.  Returns 0 or -1 (reported).
+ */
+static int worktree_sync(struct tree *t)
+{
+	char *opath = xstrfmt("%s/owner", t->work), *owner = NULL;
+	char *from = NULL, *to = NULL, *buf = NULL;
+	const char *me = strrchr(t->dir, '/') + 1;
+	git_index *index = NULL;
+	git_commit *commit = NULL;
+	git_checkout_options opts;
+	size_t len = 0;
+	int ret = -1;
+
+	if (!access(opath, R_OK) &&
+	    !util_read_file(&owner, NULL, opath, CAP_SMALL_FILE))
+		owner[strcspn(owner, "\n")] = '\0';
+	if (owner && !strcmp(owner, me) && util_is_dir(t->src)) {
+		ret = 0;
+		goto out;
+	}
+	/* from here until the owner is written, nobody knows the tree */
+	if (set_owner(t, NULL))
+		goto out;
+	to = xstrfmt("%s/git/index", t->dir);
+	if (owner && strcmp(owner, me) && !strchr(owner, '/') &&
+	    *owner != '.' && util_is_dir(t->src))
+		from = xstrfmt("%s/trees/%s/git/index", util_cache_dir(),
+			       owner);
+	if (from && !access(from, R_OK) &&
+	    !util_read_file(&buf, &len, from, CAP_CAPTURE_FILE)) {
+		if (util_write_file(to, buf, len))
+			goto out;
+	} else {
+		fprintf(stderr, "kwarn: writing the work tree of %s whole\n",
+			t->name);
+		if ((util_is_dir(t->src) && util_rm_rf(t->src)) ||
+		    util_mkdir_p(t->src))
+			goto out;
+		if (unlink(to) && errno != ENOENT) {
+			error("cannot remove '%s': %s", to, strerror(errno));
+			goto out;
+		}
+		drop_stale_builds(t->work);
+	}
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_repository_index(&index, t->repo) || git_index_read(index, 1)) {
+		git_fail("cannot read the index");
+		goto out;
+	}
+	opts.baseline_index = index;
+	if (git_commit_lookup(&commit, t->repo, &t->head) ||
+	    git_checkout_tree(t->repo, (const git_object *)commit, &opts)) {
+		error("cannot check out %s into '%s': %s", t->name, t->src,
+		      git_error_last() ? git_error_last()->message : "?");
+		goto out;
+	}
+	if (set_owner(t, me))
+		goto out;
+	ret = 0;
+out:
+	git_index_free(index);
+	git_commit_free(commit);
+	free(opath);
+	free(owner);
+	free(from);
+	free(to);
+	free(buf);
+	return ret;
+}
+
+/*
+ * A tarball tree T opened from its import: its repository on the shared
+ * work tree, which it then holds.  An entry from before the work tree was
+ * shared loses its own, a copy of the tree to spare.
+ */
+static int open_tarball(struct tree *t, const char *marker)
+{
+	char *own = xstrfmt("%s/src", t->dir);
+	int ret = -1;
+
+	if (open_cached(t, marker) || set_workdir(t) || worktree_sync(t))
+		goto out;
+	if (strcmp(own, t->src) && util_is_dir(own) && util_rm_rf(own))
+		warning("cannot remove '%s'", own);
+	ret = 0;
+out:
+	free(own);
+	return ret;
+}
+
+int tree_open_cached(struct tree **out, const char *name, const char *source,
+		     const char *sha256)
+{
+	struct tree *t = xcalloc(1, sizeof(*t));
+	char *marker = NULL, *lock = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	tree_init_lib();
+	t->kind = xstrdup("tarball");
+	t->name = xstrdup(name);
+	t->source = xstrdup(source);
+	t->sha256 = xstrdup(sha256);
+	tarball_paths(t, sha256);
+	marker = xstrfmt("%s/imported", t->dir);
+	if (access(marker, R_OK)) {
+		error("%s (%.12s) is no longer in the cache '%s'", name, sha256,
+		      t->dir);
+		goto out;
+	}
+	/* one lock for the name: its uploads share the work tree */
+	lock = xstrfmt("%s/trees/%s", util_cache_dir(), name);
+	t->lockfd = tree_lock(lock);
+	if (t->lockfd < 0 || open_tarball(t, marker))
+		goto out;
+	t->version = kernel_version(t->src);
+	*out = t;
+	t = NULL;
+	ret = 0;
+out:
+	if (t)
+		tree_free(t);
+	free(marker);
+	free(lock);
+	return ret;
+}
+
+/* Import a directory tree T (kind "dir") into its cache entry. */
+static int import_dir(struct tree *t, const char *spec, const char *marker)
+{
+	char *tmp = xstrfmt("%s/unpack", t->dir), *root = NULL, *kind = NULL;
+	const char *argv[] = { "cp", "-a", "--", t->source, tmp, NULL };
+	int ret = -1;
+
+	if (util_mkdir_p(tmp))
+		goto out;
+	if (util_run(argv, NULL, NULL, NULL)) {
+		error("cannot copy '%s' into the cache", spec);
+		goto out;
+	}
+	root = unpacked_root(tmp);
+	if (!is_kernel_tree(root)) {
+		error("'%s' is not a kernel tree", spec);
+		goto out;
+	}
+	if (rename(root, t->src)) {
+		error("cannot move '%s': %s", root, strerror(errno));
+		goto out;
+	}
+	rmdir(tmp);
+	t->version = kernel_version(t->src);
+	kind = xstrfmt("%s/kind", t->dir);
+	if (import_worktree(t, t->src) || util_write_file(kind, "dir\n", 4) ||
+	    write_oid_file(marker, &t->base))
+		goto out;
+	drop_stale_builds(t->work);
+	ret = 0;
+out:
+	free(tmp);
+	free(root);
+	free(kind);
+	return ret;
+}
+
+/*
+ * Import a tarball tree T into its cache entry: unpacked, imported as its
+ * own repository, and checked out into the name's work tree, which it
+ * becomes when there is none yet.
+ */
+static int import_tarball(struct tree *t, const char *spec, const char *marker)
+{
+	char *tmp = xstrfmt("%s/unpack", t->dir), *root = NULL;
+	const char *argv[] = { "tar", "-xf", t->source,
+			       "-C",  tmp,   "--no-same-owner",
+			       NULL };
+	int rc, ret = -1;
+
+	if (util_mkdir_p(tmp))
+		goto out;
+	rc = util_run(argv, NULL, NULL, NULL);
+	if (rc) {
+		error("cannot unpack '%s' (tar exit %d): truncated or corrupt tarball, or disk full?",
+		      spec, rc);
+		goto out;
+	}
+	root = unpacked_root(tmp);
+	if (!is_kernel_tree(root)) {
+		error("'%s' is not a kernel tree", spec);
+		goto out;
+	}
+	t->version = kernel_version(root);
+	if (!util_is_dir(t->src)) {
+		/* the name's first upload: its files are the work tree */
+		if (set_owner(t, NULL) || util_mkdir_p(t->work))
+			goto out;
+		if (rename(root, t->src)) {
+			error("cannot move '%s' to '%s': %s", root, t->src,
+			      strerror(errno));
+			goto out;
+		}
+		drop_stale_builds(t->work);
+		if (import_worktree(t, t->src) ||
+		    set_owner(t, strrchr(t->dir, '/') + 1))
+			goto out;
+	} else {
+		/* an index that named this upload went with its repository */
+		if (is_owner(t) && set_owner(t, NULL))
+			goto out;
+		if (import_worktree(t, root))
+			goto out;
+	}
+	if (set_workdir(t) || worktree_sync(t) ||
+	    write_oid_file(marker, &t->base))
+		goto out;
+	if (util_rm_rf(tmp))
+		warning("cannot remove '%s'", tmp);
+	ret = 0;
+out:
+	free(tmp);
+	free(root);
+	return ret;
+}
+
 int tree_import(struct tree **out, const char *spec)
 {
 	struct tree *t = xcalloc(1, sizeof(*t));
-	char sha[65] = "", *marker = NULL, *tmp = NULL, *root = NULL;
+	char sha[65] = "", *marker = NULL, *lock = NULL;
 	struct stat st;
 	int ret = -1;
 
@@ -441,76 +794,76 @@ int tree_import(struct tree **out, const char *spec)
 					  strrchr(t->source, '/') + 1 :
 					  t->source);
 		util_sha256_hex(sha, t->source, strlen(t->source));
+		t->dir = xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), t->name,
+				 sha);
+		t->work = xstrdup(t->dir);
+		t->src = xstrfmt("%s/src", t->dir);
+		lock = xstrdup(t->dir);
 	} else {
 		t->kind = xstrdup("tarball");
 		t->name = name_from_tarball(spec);
 		if (util_sha256_file(sha, spec))
 			goto out;
 		t->sha256 = xstrdup(sha);
+		/* one lock for the name: its uploads share the work tree */
+		lock = xstrfmt("%s/trees/%s", util_cache_dir(), t->name);
 	}
-	t->dir = xstrfmt("%s/trees/%s-%.12s", util_cache_dir(), t->name, sha);
-	t->src = xstrfmt("%s/src", t->dir);
-	t->lockfd = tree_lock(t->dir);
+	t->lockfd = tree_lock(lock);
 	if (t->lockfd < 0)
 		goto out;
+	if (t->sha256)
+		tarball_paths(t, sha); /* under the lock: it may adopt one */
 	marker = xstrfmt("%s/imported", t->dir);
-	if (!access(marker, R_OK) && !open_cached(t, marker)) {
+	if (!access(marker, R_OK) &&
+	    !(t->sha256 ? open_tarball(t, marker) : open_cached(t, marker))) {
 		t->version = kernel_version(t->src);
 		*out = t;
 		t = NULL;
 		ret = 0;
 		goto out;
 	}
+	git_repository_free(t->repo);
+	t->repo = NULL;
 	/* (re)build the cache entry from scratch */
-	if (util_is_dir(t->dir) && util_rm_rf(t->dir))
-		goto out;
-	tmp = xstrfmt("%s/unpack", t->dir);
-	if (util_mkdir_p(tmp))
-		goto out;
-	if (!strcmp(t->kind, "tarball")) {
-		const char *argv[] = { "tar", "-xf", t->source,
-				       "-C",  tmp,   "--no-same-owner",
-				       NULL };
-		int rc = util_run(argv, NULL, NULL, NULL);
-
-		if (rc) {
-			error("cannot unpack '%s' (tar exit %d): truncated or corrupt tarball, or disk full?",
-			      spec, rc);
+	if (strcmp(t->dir, t->work)) {
+		if (util_is_dir(t->dir) && util_rm_rf(t->dir))
 			goto out;
-		}
-		root = unpacked_root(tmp);
+	} else if (!t->sha256) {
+		if (util_is_dir(t->dir) && util_rm_rf(t->dir))
+			goto out;
 	} else {
-		const char *argv[] = { "cp", "-a", "--", t->source, tmp, NULL };
+		/* the entry whose work tree the name adopted: keep that */
+		char *git = xstrfmt("%s/git", t->dir),
+		     *unpack = xstrfmt("%s/unpack", t->dir);
+		int bad = (util_is_dir(git) && util_rm_rf(git)) ||
+			  (util_is_dir(unpack) && util_rm_rf(unpack));
 
-		if (util_run(argv, NULL, NULL, NULL)) {
-			error("cannot copy '%s' into the cache", spec);
+		free(git);
+		free(unpack);
+		if (bad)
 			goto out;
-		}
-		root = unpacked_root(tmp);
 	}
-	if (!is_kernel_tree(root)) {
-		error("'%s' is not a kernel tree", spec);
+	if (t->sha256 ? import_tarball(t, spec, marker) :
+			import_dir(t, spec, marker))
 		goto out;
-	}
-	if (rename(root, t->src)) {
-		error("cannot move '%s': %s", root, strerror(errno));
-		goto out;
-	}
-	rmdir(tmp);
-	t->version = kernel_version(t->src);
-	if (import_worktree(t) || write_oid_file(marker, &t->base))
-		goto out;
-	drop_stale_builds(t);
 	*out = t;
 	t = NULL;
 	ret = 0;
 out:
-	if (t && t->dir && ret)
-		util_rm_rf(t->dir); /* never leave a half import behind */
+	if (t && t->dir && ret) {
+		/* never leave a half import behind */
+		if (!t->sha256 || strcmp(t->dir, t->work ? t->work : "")) {
+			util_rm_rf(t->dir);
+		} else {
+			char *git = xstrfmt("%s/git", t->dir);
+
+			util_rm_rf(git);
+			free(git);
+		}
+	}
 	tree_free(t);
 	free(marker);
-	free(tmp);
-	free(root);
+	free(lock);
 	return ret;
 }
 
@@ -540,6 +893,7 @@ int tree_open_repo(struct tree **out, const char *path)
 	util_sha256_hex(sha, t->source, strlen(t->source));
 	t->dir = xstrfmt("%s/trees/repo-%s-%.12s", util_cache_dir(), t->name,
 			 sha);
+	t->work = xstrdup(t->dir);
 	t->src = xstrfmt("%s/src", t->dir);
 	gitdir = xstrfmt("%s/git", t->dir);
 	t->lockfd = tree_lock(t->dir);

@@ -6,11 +6,19 @@
  * tree.c: kernel source trees in the cache, as git repositories made with
  * libgit2, and patch series applied to them as commits.
  *
- * A packaged tarball is unpacked once into $KWARN_CACHE/trees/KEY/src and
- * imported, every file whatever .gitignore says, as one commit whose id is
- * the same on every machine; the repository lives beside the work tree
- * (KEY/git), so the kernel's setlocalversion sees no .git.  Patches become
- * commits with the author and date of their mail headers.
+ * A packaged tarball is unpacked once and imported, every file whatever
+ * .gitignore says, as one commit whose id is the same on every machine,
+ * into its own repository $KWARN_CACHE/trees/NAME-SHA/git (no .git in the
+ * work tree: the kernel's setlocalversion would see it).  Every upload of
+ * a tarball NAME shares one work tree, $KWARN_CACHE/trees/NAME/src: a new
+ * upload is checked out over the one before, writing only the files that
+ * differ, so that its paths (and with them the compiler cache's keys) and
+ * its build directories stay those of the name, and make rebuilds only
+ * what the upload changed.  A cache made before the work tree was shared
+ * keeps the work tree of the name's first upload (trees/NAME.worktree
+ * names it).  An unpacked directory and a --repo tree have a work tree
+ * each (KEY/src).  Patches become commits with the author and date of
+ * their mail headers.
  */
 
 #include <git2.h>
@@ -22,7 +30,9 @@ struct tree {
 	char *source; /* the tarball, directory or repository */
 	char *sha256; /* of the tarball, else NULL */
 	char *dir; /* the cache directory of this tree */
-	char *src; /* its work tree */
+	char *work; /* the cache directory of its work tree (a tarball's:
+		       shared by every upload of the name) */
+	char *src; /* its work tree, WORK/src */
 	git_repository *repo;
 	git_repository *user; /* a --repo tree: the user's, for names */
 	git_oid base; /* the imported commit */

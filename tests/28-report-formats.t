@@ -397,7 +397,8 @@ ok $? "mail: confirmed since, the message again, each warning's triage under it"
 
 # against get_maintainer.pl, with the real MAINTAINERS of 6.1
 src=
-for d in "$KWARN_CACHE"/trees/linux-source-6.1-*/src \
+for d in "$KWARN_CACHE"/trees/linux-source-6.1/src \
+	"$KWARN_CACHE"/trees/linux-source-6.1-*/src \
 	"$KWARN_CACHE/pristine/linux-source-6.1"; do
 	if [ -r "$d/MAINTAINERS" ] && [ -r "$d/scripts/get_maintainer.pl" ]; then
 		src=$d
