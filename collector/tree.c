@@ -519,18 +519,24 @@ static int set_owner(struct tree *t, const char *me)
 	return ret;
 }
 
-/* Does WORK/owner name T? */
-static int is_owner(struct tree *t)
+/* WORK/owner: the entry whose index describes the work tree, or NULL. */
+static char *read_owner(const struct tree *t)
 {
 	char *opath = xstrfmt("%s/owner", t->work), *owner = NULL;
-	int ret = 0;
 
 	if (!access(opath, R_OK) &&
-	    !util_read_file(&owner, NULL, opath, CAP_SMALL_FILE)) {
+	    !util_read_file(&owner, NULL, opath, CAP_SMALL_FILE))
 		owner[strcspn(owner, "\n")] = '\0';
-		ret = !strcmp(owner, strrchr(t->dir, '/') + 1);
-	}
 	free(opath);
+	return owner;
+}
+
+/* Does WORK/owner name T? */
+static int is_owner(const struct tree *t)
+{
+	char *owner = read_owner(t);
+	int ret = owner && !strcmp(owner, strrchr(t->dir, '/') + 1);
+
 	free(owner);
 	return ret;
 }
@@ -547,8 +553,7 @@ static int is_owner(struct tree *t)
  */
 static int worktree_sync(struct tree *t)
 {
-	char *opath = xstrfmt("%s/owner", t->work), *owner = NULL;
-	char *from = NULL, *to = NULL, *buf = NULL;
+	char *owner = read_owner(t), *from = NULL, *to = NULL, *buf = NULL;
 	const char *me = strrchr(t->dir, '/') + 1;
 	git_index *index = NULL;
 	git_commit *commit = NULL;
@@ -556,9 +561,6 @@ static int worktree_sync(struct tree *t)
 	size_t len = 0;
 	int ret = -1;
 
-	if (!access(opath, R_OK) &&
-	    !util_read_file(&owner, NULL, opath, CAP_SMALL_FILE))
-		owner[strcspn(owner, "\n")] = '\0';
 	if (owner && !strcmp(owner, me) && util_is_dir(t->src)) {
 		ret = 0;
 		goto out;
@@ -606,7 +608,6 @@ static int worktree_sync(struct tree *t)
 out:
 	git_index_free(index);
 	git_commit_free(commit);
-	free(opath);
 	free(owner);
 	free(from);
 	free(to);
